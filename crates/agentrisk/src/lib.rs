@@ -1,0 +1,18 @@
+//! AgentRisk core: the whole domain of AgentRisk Viewer, with no I/O.
+//!
+//! Bytes go in, values come out. The CLI and the web app read files and show
+//! results; every number they show is computed here and tested natively.
+//!
+//! * [`model`] — channels, levels, verdicts and the AgentLeak v2 report.
+//! * [`score`] — the AgentRisk numbers (WSL, ρ_S, RI, privacy score, verdict,
+//!   gate) from a set of secrets or from a report's stored aggregates.
+//! * [`report`] — loading a report from bytes and re-scoring it to check that
+//!   its stored numbers agree with the recomputation.
+
+pub mod model;
+pub mod report;
+pub mod score;
+
+pub use model::{Channel, Level, Verdict};
+pub use report::{load_report, rescore_report, LoadError, Rescore};
+pub use score::{ScoringConfig, ScoringError};

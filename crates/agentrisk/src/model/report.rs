@@ -1,0 +1,252 @@
+//! The AgentLeak v2 report ("scorecard") as the reference writes it
+//! (spec 3.13), typed for reading.
+//!
+//! Unknown keys are ignored so that newer reports still load. Stored numbers
+//! are kept as written (integers as `i64`, the verdict as a string) so that a
+//! report with odd values still loads and can be flagged as inconsistent by
+//! `report::rescore_report` instead of being rejected or silently fixed.
+//! `compliance`, `flow` and `leak_paths` are kept as raw JSON until the views
+//! that show them type them.
+
+use super::{Channel, Level, LevelProfile};
+use serde::{Deserialize, Serialize};
+
+/// The document kind every AgentLeak report declares in its `report` key.
+pub const REPORT_KIND: &str = "agentleak";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub report: String,
+    pub version: i64,
+    #[serde(default)]
+    pub scoring: String,
+    #[serde(default)]
+    pub project: String,
+    pub run_id: String,
+    #[serde(default)]
+    pub agent_name: String,
+    #[serde(default)]
+    pub scenario_id: Option<String>,
+    #[serde(default)]
+    pub generated_at: String,
+    #[serde(default)]
+    pub event_count: u64,
+    pub privacy_score: i64,
+    pub verdict: String,
+    pub risk_index: f64,
+    pub wsl: i64,
+    pub rho_s: i64,
+    #[serde(default)]
+    pub scope_def: String,
+    pub blocked: bool,
+    #[serde(default)]
+    pub degraded: bool,
+    #[serde(default)]
+    pub detection: Option<Detection>,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    #[serde(default)]
+    pub privacy_policy: Option<PrivacyPolicy>,
+    #[serde(default)]
+    pub utility: Option<Utility>,
+    #[serde(default)]
+    pub cross_session: Option<CrossSession>,
+    pub summary: Summary,
+    #[serde(default)]
+    pub channel_risks: Vec<ChannelRisk>,
+    pub findings: Vec<Finding>,
+    #[serde(default)]
+    pub recommendations: Vec<String>,
+    #[serde(default)]
+    pub remediation_hints: Vec<RemediationHint>,
+    #[serde(default)]
+    pub agentrisk: Option<AgentRiskBlock>,
+    #[serde(default)]
+    pub compliance: Option<serde_json::Value>,
+    #[serde(default)]
+    pub flow: Option<serde_json::Value>,
+    #[serde(default)]
+    pub leak_paths: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Detection {
+    #[serde(default)]
+    pub mode: String,
+    #[serde(default)]
+    pub tiers: Vec<String>,
+    #[serde(default)]
+    pub degraded: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrivacyPolicy {
+    #[serde(default)]
+    pub enabled: bool,
+    #[serde(default = "default_true")]
+    pub passed: bool,
+    #[serde(default)]
+    pub assertions_checked: Vec<String>,
+    #[serde(default)]
+    pub violations: Vec<PolicyViolation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyViolation {
+    pub rule: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub count: u64,
+    #[serde(default)]
+    pub finding_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Utility {
+    pub task_success: bool,
+    pub leaked: bool,
+    pub quadrant: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrossSession {
+    #[serde(default)]
+    pub enabled: bool,
+    #[serde(default)]
+    pub subject: String,
+    #[serde(default = "default_true")]
+    pub passed: bool,
+    #[serde(default)]
+    pub secrets_attributed: u64,
+    #[serde(default)]
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    #[serde(default)]
+    pub total_findings: u64,
+    #[serde(default)]
+    pub detected_total: u64,
+    pub leaked_secrets: u64,
+    pub vault_secrets: u64,
+    pub level_profile: LevelProfile,
+    pub vault_level_profile: LevelProfile,
+    pub has_critical: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelRisk {
+    pub channel: Channel,
+    /// The badge of the highest finding level on the channel.
+    pub level: String,
+    pub level_label: String,
+    pub ri: f64,
+    pub risk_contribution: f64,
+    pub finding_count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub finding_id: String,
+    #[serde(default)]
+    pub run_id: String,
+    pub event_id: String,
+    pub channel: Channel,
+    pub data_type: String,
+    #[serde(default)]
+    pub severity: String,
+    pub level: Level,
+    #[serde(default)]
+    pub confidence: f64,
+    pub redacted_value: String,
+    #[serde(default)]
+    pub detector: String,
+    #[serde(default)]
+    pub recommendation: String,
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub target: String,
+    /// Present only when the run was configured with `redact_values: false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched_value: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RemediationHint {
+    pub channel: Channel,
+    #[serde(default)]
+    pub data_types: Vec<String>,
+    #[serde(default)]
+    pub priority: String,
+    #[serde(default)]
+    pub advice: String,
+    #[serde(default)]
+    pub code_fix: String,
+}
+
+/// The report's `agentrisk` block: the scoring inputs the run used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentRiskBlock {
+    #[serde(default)]
+    pub ri_global: f64,
+    /// Per-channel RI, 4 dp. The reference orders equal values by Python set
+    /// iteration (hash-seed dependent), so this is treated as a map.
+    #[serde(default, with = "channel_map")]
+    pub ri_by_channel: Vec<(Channel, f64)>,
+    #[serde(default)]
+    pub wsl: i64,
+    #[serde(default)]
+    pub rho_s: i64,
+    #[serde(default)]
+    pub leaked_count: u64,
+    #[serde(default)]
+    pub vault_count: u64,
+    #[serde(default)]
+    pub detectors: Vec<String>,
+    #[serde(default)]
+    pub scope_def: String,
+    #[serde(default)]
+    pub weights: Option<Vec<i64>>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// `{channel: number}` objects read and written in document order.
+mod channel_map {
+    use super::Channel;
+    use serde::de::{MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(entries: &[(Channel, f64)], s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(entries.len()))?;
+        for (channel, value) in entries {
+            map.serialize_entry(channel, value)?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Channel, f64)>, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = Vec<(Channel, f64)>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object mapping channel names to numbers")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<Channel, f64>()? {
+                    entries.push(entry);
+                }
+                Ok(entries)
+            }
+        }
+        d.deserialize_map(Entries)
+    }
+}

@@ -1,0 +1,116 @@
+use super::Report;
+use crate::model::REPORT_KIND;
+use serde_json::error::Category;
+
+/// Why bytes could not be read as an AgentLeak report. `Display` gives the
+/// place (line and column for JSON) and the problem; callers add the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    #[error("not UTF-8 text: invalid byte at offset {offset} (save the file as UTF-8)")]
+    NotUtf8 { offset: usize },
+    #[error("invalid JSON at line {line}, column {column}: {message}")]
+    Json { line: usize, column: usize, message: String },
+    #[error("not an AgentLeak report: {reason}")]
+    NotAReport { reason: String },
+    #[error("not an AgentLeak report: {message} at line {line}, column {column}")]
+    Shape { line: usize, column: usize, message: String },
+    #[error("unsupported AgentLeak report version {0} (this viewer reads version 2)")]
+    UnsupportedVersion(i64),
+}
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Parses an AgentLeak v2 report. A UTF-8 byte order mark is accepted.
+pub fn load_report(bytes: &[u8]) -> Result<Report, LoadError> {
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(LoadError::NotUtf8 { offset: e.valid_up_to() });
+    }
+    let report: Report = serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        Category::Data => shape_error(bytes, &e),
+        _ => LoadError::Json { line: e.line(), column: e.column(), message: json_message(&e) },
+    })?;
+    if report.report != REPORT_KIND {
+        return Err(LoadError::NotAReport {
+            reason: format!("its \"report\" key is {:?}, expected \"{REPORT_KIND}\"", report.report),
+        });
+    }
+    if report.version != 2 {
+        return Err(LoadError::UnsupportedVersion(report.version));
+    }
+    Ok(report)
+}
+
+/// serde's message without its trailing " at line L column C" (we add our own).
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(cut) => text[..cut].to_owned(),
+        None => text,
+    }
+}
+
+/// Valid JSON of the wrong shape: say what the document looks like when we
+/// can tell (an array, a trace, another kind of file), else serde's message.
+fn shape_error(bytes: &[u8], e: &serde_json::Error) -> LoadError {
+    let not_a_report = |reason: &str| LoadError::NotAReport { reason: reason.to_owned() };
+    match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Ok(serde_json::Value::Object(map)) => {
+            if map.get("report").and_then(|v| v.as_str()) != Some(REPORT_KIND) {
+                if map.contains_key("events") {
+                    return not_a_report(
+                        "this is an AgentLeak trace (it has \"events\"); trace analysis is not available yet, \
+                         load the report that `agentleak run` wrote for it",
+                    );
+                }
+                return not_a_report("the top-level object has no \"report\": \"agentleak\" key");
+            }
+            LoadError::Shape { line: e.line(), column: e.column(), message: json_message(e) }
+        }
+        Ok(other) => not_a_report(&format!("expected a JSON object at the top level, found {}", json_kind(&other))),
+        Err(_) => LoadError::Shape { line: e.line(), column: e.column(), message: json_message(e) },
+    }
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        load_report(text.as_bytes()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn json_errors_name_line_and_column() {
+        assert_eq!(
+            err("{\n  \"report\": \"agentleak\",\n  oops\n}"),
+            "invalid JSON at line 3, column 3: key must be a string"
+        );
+        assert!(err("{\"report\": ").starts_with("invalid JSON at line 1, column 11: EOF"), "{}", err("{\"report\": "));
+        assert_eq!(err(""), "invalid JSON at line 1, column 0: EOF while parsing a value");
+    }
+
+    #[test]
+    fn wrong_shapes_say_what_they_are() {
+        assert_eq!(err("[1, 2]"), "not an AgentLeak report: expected a JSON object at the top level, found an array");
+        assert!(err(r#"{"run_id": "r", "events": []}"#).contains("this is an AgentLeak trace"));
+        assert_eq!(
+            err(r#"{"a": 1}"#),
+            "not an AgentLeak report: the top-level object has no \"report\": \"agentleak\" key"
+        );
+        let missing = err(r#"{"report": "agentleak", "version": 2, "run_id": "r"}"#);
+        assert!(missing.starts_with("not an AgentLeak report: missing field `privacy_score` at line 1"), "{missing}");
+        assert_eq!(load_report(b"\xff\xfe{").unwrap_err(), LoadError::NotUtf8 { offset: 0 });
+    }
+}

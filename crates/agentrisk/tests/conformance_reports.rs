@@ -1,0 +1,93 @@
+//! Every `report.*.json` of the conformance corpus, re-scored from its own
+//! contents, must reproduce its stored numbers exactly: `risk_index`,
+//! `privacy_score`, `verdict`, `blocked`, `channel_risks` — and every other
+//! cross-check `rescore_report` makes. Zero mismatches, no skipped file.
+
+use agentrisk::{load_report, rescore_report, ScoringConfig};
+use std::path::{Path, PathBuf};
+
+fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases")
+}
+
+/// The gate settings each report variant was produced with (reports do not
+/// record them): `--fail-under 95`, and configs/no_block_on_critical.yaml
+/// (`block_on_critical: false`, `fail_below: 60`).
+fn config_for(variant: &str) -> ScoringConfig {
+    match variant {
+        "cli_fail_under_95" => ScoringConfig { fail_below: 95, ..ScoringConfig::default() },
+        "no_block_on_critical" => {
+            ScoringConfig { block_on_critical: false, fail_below: 60, ..ScoringConfig::default() }
+        }
+        _ => ScoringConfig::default(),
+    }
+}
+
+#[test]
+fn every_conformance_report_rescores_to_its_own_numbers() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(cases_dir())
+        .expect("fixture cases folder")
+        .flat_map(|case| std::fs::read_dir(case.expect("case entry").path()).expect("case folder"))
+        .map(|entry| entry.expect("file entry").path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("report.") && name.ends_with(".json")
+        })
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 654, "the corpus has 654 stored reports");
+
+    let mut failures = Vec::new();
+    let mut blocked = 0;
+    for path in &files {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let variant = name.trim_start_matches("report.").trim_end_matches(".json");
+        let bytes = std::fs::read(path).expect("read report");
+        let report = match load_report(&bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
+        let rescore = rescore_report(&report, &config_for(variant));
+        let r = &rescore.recomputed;
+        // The five headline fields, compared explicitly…
+        let headline = (r.risk_index, i64::from(r.privacy_score), r.verdict.as_str(), r.blocked);
+        let stored = (report.risk_index, report.privacy_score, report.verdict.as_str(), report.blocked);
+        if headline != stored || r.channel_risks != report.channel_risks {
+            failures.push(format!("{}: recomputed {headline:?}, stored {stored:?}", path.display()));
+        }
+        // …and every cross-check must agree too.
+        for m in &rescore.mismatches {
+            failures.push(format!("{}: {} stored {} recomputed {}", path.display(), m.field, m.stored, m.recomputed));
+        }
+        blocked += usize::from(report.blocked);
+    }
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    // The corpus mixes outcomes; make sure the walk saw both kinds.
+    assert!(blocked > 100 && blocked < files.len(), "blocked {blocked} of {}", files.len());
+}
+
+#[test]
+fn a_tampered_report_is_flagged_inconsistent() {
+    let path = cases_dir().join("ex_healthcare_trace/report.default.json");
+    let mut report = load_report(&std::fs::read(path).expect("read")).expect("load");
+    assert!(rescore_report(&report, &ScoringConfig::default()).consistent);
+    assert_eq!((report.wsl, report.rho_s, report.privacy_score), (11, 25, 56));
+
+    report.privacy_score = 90;
+    report.verdict = "Pass".into();
+    let rescore = rescore_report(&report, &ScoringConfig::default());
+    assert!(!rescore.consistent);
+    let fields: Vec<&str> = rescore.mismatches.iter().map(|m| m.field.as_str()).collect();
+    assert_eq!(fields, vec!["privacy_score", "verdict"]);
+    assert_eq!(rescore.recomputed.privacy_score, 56);
+
+    // A level profile that no longer matches WSL.
+    let mut report2 =
+        load_report(&std::fs::read(cases_dir().join("ex_healthcare_trace/report.default.json")).unwrap()).unwrap();
+    report2.summary.level_profile.l4 = 1;
+    let rescore = rescore_report(&report2, &ScoringConfig::default());
+    assert!(rescore.mismatches.iter().any(|m| m.field == "wsl" && m.stored == "11" && m.recomputed == "7"));
+}
