@@ -1,1 +1,131 @@
-fn main() {}
+//! `agentrisk`: the AgentRisk core on the command line, for CI gates and scripts.
+//!
+//! This binary reads files and prints; every number comes from the
+//! `agentrisk` crate. Exit codes: 0 = nothing blocked, 1 = some run blocked,
+//! 2 = usage error or a file that cannot be read or parsed.
+
+use agentrisk::{load_report, rescore_report, ScoreRecord, ScoringConfig};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: agentrisk score [--json] [--fail-below N] [--no-block-on-critical] REPORT.json...
+
+Re-scores AgentLeak v2 reports and prints, per file: run id, Risk Index,
+privacy score, verdict, gate decision, and whether the report's stored
+numbers agree with our recomputation (consistent / inconsistent).
+
+  --json                   print a JSON array of records instead
+  --fail-below N           gate threshold the runs were scored with (default 40)
+  --no-block-on-critical   the runs were scored with block_on_critical: false
+
+Exit status: 0 none blocked, 1 some blocked, 2 a file could not be read or parsed.";
+
+struct ScoreArgs {
+    json: bool,
+    config: ScoringConfig,
+    files: Vec<String>,
+}
+
+fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
+    let mut out = ScoreArgs { json: false, config: ScoringConfig::default(), files: Vec::new() };
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--json" => out.json = true,
+            "--no-block-on-critical" => out.config.block_on_critical = false,
+            "--fail-below" => {
+                let value = iter.next().ok_or("--fail-below needs a number")?;
+                out.config.fail_below =
+                    value.parse().map_err(|_| format!("--fail-below needs an integer, got {value:?}"))?;
+            }
+            "--" => out.files.extend(iter.by_ref().cloned()),
+            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            file => out.files.push(file.to_owned()),
+        }
+    }
+    if out.files.is_empty() {
+        return Err("no report files given".to_owned());
+    }
+    Ok(out)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("score") => match parse_score_args(&args[1..]) {
+            Ok(score_args) => score(&score_args),
+            Err(message) => usage_error(&message),
+        },
+        Some("--help" | "-h" | "help") => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some("--version" | "-V") => {
+            println!("agentrisk {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Some(other) => usage_error(&format!("unknown command {other:?}")),
+        None => usage_error("no command given"),
+    }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("agentrisk: {message}\n\n{USAGE}");
+    ExitCode::from(2)
+}
+
+fn score(args: &ScoreArgs) -> ExitCode {
+    let mut records = Vec::new();
+    let mut unreadable = false;
+    for file in &args.files {
+        let loaded = std::fs::read(file)
+            .map_err(|e| format!("cannot read: {e}"))
+            .and_then(|bytes| load_report(&bytes).map_err(|e| e.to_string()));
+        match loaded {
+            Ok(report) => {
+                let rescore = rescore_report(&report, &args.config);
+                let record = ScoreRecord::new(file, &report, &rescore);
+                if !args.json {
+                    print_text(&record, &rescore);
+                }
+                records.push(record);
+            }
+            Err(message) => {
+                eprintln!("agentrisk: {file}: {message}");
+                unreadable = true;
+            }
+        }
+    }
+    if args.json {
+        match serde_json::to_string_pretty(&records) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("agentrisk: cannot write JSON: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if unreadable {
+        ExitCode::from(2)
+    } else if records.iter().any(|r| r.blocked) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_text(record: &ScoreRecord, rescore: &agentrisk::Rescore) {
+    println!(
+        "{}: run {} · RI {:.4} · privacy score {} · {} · {} · {}",
+        record.file,
+        record.run_id,
+        record.risk_index,
+        record.privacy_score,
+        record.verdict,
+        if record.blocked { "blocked" } else { "not blocked" },
+        if record.consistent { "consistent" } else { "inconsistent" },
+    );
+    for m in &rescore.mismatches {
+        println!("    {}: stored {}, recomputed {}", m.field, m.stored, m.recomputed);
+    }
+}

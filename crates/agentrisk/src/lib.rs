@@ -14,5 +14,5 @@ pub mod report;
 pub mod score;
 
 pub use model::{Channel, Level, Verdict};
-pub use report::{load_report, rescore_report, LoadError, Rescore};
+pub use report::{load_report, rescore_report, LoadError, Rescore, ScoreRecord};
 pub use score::{ScoringConfig, ScoringError};

@@ -14,3 +14,31 @@ pub use load::{load_report, LoadError};
 pub use rescore::{rescore_report, Mismatch, Recomputed, Rescore};
 
 use crate::model::Report;
+
+/// One line of a score listing: the report's own numbers, plus whether the
+/// recomputation agrees with them. This is the record `agentrisk score
+/// --json` prints and the run table shows.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ScoreRecord {
+    pub file: String,
+    pub run_id: String,
+    pub risk_index: f64,
+    pub privacy_score: i64,
+    pub verdict: String,
+    pub blocked: bool,
+    pub consistent: bool,
+}
+
+impl ScoreRecord {
+    pub fn new(file: &str, report: &Report, rescore: &Rescore) -> ScoreRecord {
+        ScoreRecord {
+            file: file.to_owned(),
+            run_id: report.run_id.clone(),
+            risk_index: report.risk_index,
+            privacy_score: report.privacy_score,
+            verdict: report.verdict.clone(),
+            blocked: report.blocked,
+            consistent: rescore.consistent,
+        }
+    }
+}
