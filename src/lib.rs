@@ -1,1 +1,27 @@
+//! AgentRisk Viewer: the Yew app and its analysis worker.
+//!
+//! This crate is a shell around `agentrisk`: the page shows finished
+//! summaries and sends files to the worker; the worker reads bytes and calls
+//! the core. No scoring rule lives here.
+//!
+//! * [`protocol`] — the messages between page and worker, and the one core
+//!   call the worker makes per file.
+//! * [`worker`] — the worker's entry point (bin `worker`).
+//! * [`bridge`] — the page's handle on the worker.
+//! * [`state`] — the page state (`Reducible`) and its actions.
+//! * [`components`] — the views.
 
+pub mod bridge;
+pub mod components;
+pub mod protocol;
+pub mod samples;
+pub mod state;
+pub mod worker;
+
+pub use components::app::App;
+
+/// Mounts the app on `<body>` and routes panics to the console.
+pub fn start_app() {
+    console_error_panic_hook::set_once();
+    yew::Renderer::<App>::new().render();
+}

@@ -66,7 +66,11 @@ fn gate_flags_change_the_consistency_check() {
     let o = agentrisk(&["score", "--fail-below", "60", "--no-block-on-critical", &path]);
     assert!(stdout(&o).ends_with("High risk · blocked · consistent\n"), "{}", stdout(&o));
     let o = agentrisk(&["score", "--fail-below", "30", &path]);
-    assert!(stdout(&o).contains("· blocked · inconsistent\n    blocked: stored true, recomputed false\n"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("· blocked · inconsistent\n    blocked: stored true, recomputed false\n"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -80,7 +84,10 @@ fn unreadable_and_invalid_files_exit_two_and_name_the_file_and_place() {
     let o = agentrisk(&["score", &broken, "missing.json", &good]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(err.contains(&format!("agentrisk: {broken}: invalid JSON at line 3, column 16: key must be a string\n")), "{err}");
+    assert!(
+        err.contains(&format!("agentrisk: {broken}: invalid JSON at line 3, column 16: key must be a string\n")),
+        "{err}"
+    );
     assert!(err.contains("agentrisk: missing.json: cannot read: No such file or directory"), "{err}");
     // The good file still gets its line.
     assert!(stdout(&o).contains("run_healthcare_clean_001"), "{}", stdout(&o));

@@ -3,10 +3,10 @@ use crate::model::{Channel, ChannelRisk, Level, LevelProfile};
 use crate::score::{
     channel_risks, gate, ri_from, round_dp, secrets_from_sightings, BlockReason, ScoringConfig, Sighting, Weights,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Numbers recomputed from a report's own inputs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recomputed {
     pub wsl: u64,
     pub rho_s: u64,
@@ -21,7 +21,7 @@ pub struct Recomputed {
 }
 
 /// A stored value that the recomputation does not reproduce.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mismatch {
     /// JSON path of the stored value, e.g. `privacy_score` or `summary.has_critical`.
     pub field: String,
@@ -30,7 +30,7 @@ pub struct Mismatch {
 }
 
 /// The outcome of re-scoring one report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rescore {
     pub recomputed: Recomputed,
     pub mismatches: Vec<Mismatch>,

@@ -12,7 +12,7 @@ pub use config::{ScoringConfig, VaultConfig, Weights};
 pub use rounding::{privacy_score_from_ri, round_dp};
 
 use crate::model::{Channel, ChannelRisk, Level, LevelProfile, Verdict};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// Every way scoring can refuse its input. Messages name the values and the fix.
@@ -91,7 +91,7 @@ pub fn secrets_from_sightings<'a>(
 }
 
 /// The AgentRisk aggregates of one run (spec 3.2), before rounding.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentRisk {
     pub weights: [u64; 4],
     pub wsl: u64,
@@ -192,7 +192,7 @@ impl AgentRisk {
 }
 
 /// Why a run is blocked by the gate. A run can be blocked for several reasons.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum BlockReason {
     /// The privacy score is under the `fail_below` threshold.
@@ -216,7 +216,7 @@ impl BlockReason {
 }
 
 /// The headline numbers of a run and its gate decision (spec 3.3).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gate {
     /// RI rounded to 4 decimals, as reports store it.
     pub risk_index: f64,

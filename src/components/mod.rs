@@ -1,0 +1,19 @@
+//! The views. Each takes props and emits callbacks; none reaches into the
+//! state of another.
+
+pub mod app;
+pub mod run_detail;
+pub mod run_table;
+
+/// A Risk Index as the viewer prints it: four decimals, like the report.
+pub fn format_ri(ri: f64) -> String {
+    format!("{ri:.4}")
+}
+
+/// The CSS class of a verdict badge, from the verdict text a report stores.
+pub fn verdict_class(verdict: &str) -> &'static str {
+    match agentrisk::Verdict::ALL.into_iter().find(|v| v.as_str() == verdict) {
+        Some(v) => v.slug(),
+        None => "unknown",
+    }
+}

@@ -1,0 +1,202 @@
+use crate::components::{format_ri, verdict_class};
+use crate::protocol::LoadedReport;
+use agentrisk::model::Level;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct RunDetailProps {
+    pub file_name: String,
+    pub loaded: Rc<LoadedReport>,
+    pub on_close: Callback<()>,
+}
+
+/// One run: headline numbers and gate, the consistency check, the level
+/// profile, per-channel risk and the findings.
+#[function_component(RunDetail)]
+pub fn run_detail(props: &RunDetailProps) -> Html {
+    let r = &props.loaded.report;
+    let rescore = &props.loaded.rescore;
+    let on_close = props.on_close.reform(|_: MouseEvent| ());
+    let scenario = r.scenario_id.clone().unwrap_or_else(|| "—".to_owned());
+    html! {
+        <section class="run-detail" aria-labelledby="run-title" data-run-id={r.run_id.clone()}>
+            <header class="detail-head">
+                <div>
+                    <h2 id="run-title">{ "Run " }<span class="mono">{ &r.run_id }</span></h2>
+                    <p class="muted">
+                        { format!("{} · agent {} · scenario {} · {} events · project {}", props.file_name, r.agent_name, scenario, r.event_count, r.project) }
+                        if !r.generated_at.is_empty() { { format!(" · generated {}", r.generated_at) } }
+                    </p>
+                </div>
+                <button type="button" class="button" onclick={on_close}>{ "Close" }</button>
+            </header>
+
+            <div class="headline">
+                <div class="card">
+                    <div class="label">{ "Risk Index" }</div>
+                    <div class="big">{ format_ri(r.risk_index) }</div>
+                    <div class="muted">{ format!("WSL {} / ρ_S {}", r.wsl, r.rho_s) }</div>
+                </div>
+                <div class="card">
+                    <div class="label">{ "Privacy score" }</div>
+                    <div class="big">{ r.privacy_score }</div>
+                    <div class="muted">{ "round(100 × (1 − RI))" }</div>
+                </div>
+                <div class="card">
+                    <div class="label">{ "Verdict" }</div>
+                    <div class="big"><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></div>
+                    <div class="muted">{ "Pass ≥ 90 · Conditional ≥ 70 · High risk ≥ 40" }</div>
+                </div>
+                <div class="card">
+                    <div class="label">{ "Gate" }</div>
+                    <div class="big">{ if r.blocked { "Blocked" } else { "Not blocked" } }</div>
+                    <div class="muted">{ gate_reasons(props.loaded.as_ref()) }</div>
+                </div>
+            </div>
+
+            if !rescore.consistent {
+                <div class="inconsistent" role="alert">
+                    <h3>{ "Inconsistent report" }</h3>
+                    <p>{ "These stored numbers disagree with what the report's own findings, profiles and weights give. The stored values are shown above, unchanged." }</p>
+                    <table class="mismatches">
+                        <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "Stored" }</th><th scope="col">{ "Recomputed" }</th></tr></thead>
+                        <tbody>
+                            { for rescore.mismatches.iter().map(|m| html! {
+                                <tr><td class="mono">{ &m.field }</td><td class="mono">{ &m.stored }</td><td class="mono">{ &m.recomputed }</td></tr>
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            }
+
+            <div class="two-col">
+                <section aria-labelledby="levels-title">
+                    <h3 id="levels-title">{ "Level profile" }</h3>
+                    <p class="muted">{ format!("{} of {} distinct secrets leaked · scope: {}", r.summary.leaked_secrets, r.summary.vault_secrets, r.scope_def) }</p>
+                    { level_table(props.loaded.as_ref()) }
+                </section>
+                <section aria-labelledby="channels-title">
+                    <h3 id="channels-title">{ "Risk by channel" }</h3>
+                    if r.channel_risks.is_empty() {
+                        <p class="muted">{ "No finding on any disclosure channel." }</p>
+                    } else {
+                        <table class="channel-table">
+                            <thead><tr>
+                                <th scope="col">{ "Channel" }</th><th scope="col">{ "Highest level" }</th>
+                                <th scope="col" class="num">{ "RI" }</th><th scope="col" class="num">{ "Findings" }</th>
+                            </tr></thead>
+                            <tbody>
+                                { for r.channel_risks.iter().map(|c| html! {
+                                    <tr data-channel={c.channel.as_str()} data-ri={c.ri.to_string()}>
+                                        <td class="mono">{ c.channel.as_str() }</td>
+                                        <td><span class={classes!("level", c.level.clone())}>{ format!("{} {}", c.level_label, c.level) }</span></td>
+                                        <td class="num">{ format_ri(c.ri) }</td>
+                                        <td class="num">{ c.finding_count }</td>
+                                    </tr>
+                                }) }
+                            </tbody>
+                        </table>
+                    }
+                </section>
+            </div>
+
+            <section aria-labelledby="findings-title">
+                <h3 id="findings-title">{ format!("Findings on disclosure channels ({})", r.findings.len()) }</h3>
+                if r.findings.is_empty() {
+                    <p class="muted">{ "Nothing leaked." }</p>
+                } else {
+                    <div class="table-wrap">
+                        <table class="findings-table">
+                            <thead><tr>
+                                <th scope="col">{ "Channel" }</th><th scope="col">{ "Data type" }</th><th scope="col">{ "Level" }</th>
+                                <th scope="col">{ "Value (redacted)" }</th><th scope="col">{ "Detector" }</th><th scope="col">{ "Event" }</th>
+                                <th scope="col">{ "Source → target" }</th>
+                            </tr></thead>
+                            <tbody>
+                                { for r.findings.iter().map(|f| html! {
+                                    <tr data-finding-id={f.finding_id.clone()}>
+                                        <td class="mono">{ f.channel.as_str() }</td>
+                                        <td>{ &f.data_type }</td>
+                                        <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>
+                                        <td class="mono">{ &f.redacted_value }</td>
+                                        <td>{ &f.detector }</td>
+                                        <td class="mono">{ &f.event_id }</td>
+                                        <td>{ format!("{} → {}", f.source, f.target) }</td>
+                                    </tr>
+                                }) }
+                            </tbody>
+                        </table>
+                    </div>
+                }
+            </section>
+
+            if let Some(policy) = r.privacy_policy.as_ref().filter(|p| !p.violations.is_empty()) {
+                <section aria-labelledby="policy-title">
+                    <h3 id="policy-title">{ "Privacy-policy violations" }</h3>
+                    <ul>{ for policy.violations.iter().map(|v| html! { <li><span class="mono">{ &v.rule }</span>{ ": " }{ &v.message }</li> }) }</ul>
+                </section>
+            }
+            if !r.warnings.is_empty() {
+                <section aria-labelledby="warnings-title">
+                    <h3 id="warnings-title">{ "Detection warnings" }</h3>
+                    <ul>{ for r.warnings.iter().map(|w| html! { <li>{ w }</li> }) }</ul>
+                </section>
+            }
+        </section>
+    }
+}
+
+/// Why the gate decided as it did, in words, from the recomputation (which
+/// uses the reference's default thresholds: fail below 40, block on L4).
+fn gate_reasons(loaded: &LoadedReport) -> String {
+    let recomputed = &loaded.rescore.recomputed;
+    if !loaded.report.blocked {
+        return "no blocking condition".to_owned();
+    }
+    if !loaded.rescore.consistent || recomputed.block_reasons.is_empty() {
+        return "blocked by the run's own settings".to_owned();
+    }
+    let reasons: Vec<String> = recomputed.block_reasons.iter().map(|r| r.describe()).collect();
+    reasons.join("; ")
+}
+
+fn level_table(loaded: &LoadedReport) -> Html {
+    let summary = &loaded.report.summary;
+    let max = Level::ALL
+        .iter()
+        .map(|&l| summary.vault_level_profile.get(l).max(summary.level_profile.get(l)))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let bar = |count: u64, class: &'static str| {
+        let width = (count as f64 / max as f64 * 120.0).round();
+        html! {
+            <svg class="bar" width="120" height="10" viewBox="0 0 120 10" aria-hidden="true">
+                <rect class={class} x="0" y="0" width={width.to_string()} height="10" rx="2" />
+            </svg>
+        }
+    };
+    html! {
+        <table class="level-table">
+            <thead><tr>
+                <th scope="col">{ "Level" }</th><th scope="col" class="num">{ "Leaked" }</th><th scope="col" class="num">{ "Vault" }</th>
+                <th scope="col"><span class="key leaked">{ "leaked" }</span>{ " " }<span class="key vault">{ "vault" }</span></th>
+            </tr></thead>
+            <tbody>
+                { for Level::ALL.iter().rev().map(|&level| {
+                    let leaked = summary.level_profile.get(level);
+                    let vault = summary.vault_level_profile.get(level);
+                    html! {
+                        <tr data-level={level.label()} data-leaked={leaked.to_string()} data-vault={vault.to_string()}>
+                            <th scope="row"><span class={classes!("level", level.badge())}>{ level.label() }</span></th>
+                            <td class="num">{ leaked }</td>
+                            <td class="num">{ vault }</td>
+                            <td class="bars">{ bar(leaked, "leaked") }{ bar(vault, "vault") }</td>
+                        </tr>
+                    }
+                }) }
+            </tbody>
+        </table>
+    }
+}

@@ -1,0 +1,132 @@
+use crate::components::{format_ri, verdict_class};
+use crate::state::{FileEntry, FileStatus};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct RunTableProps {
+    pub files: Vec<FileEntry>,
+    pub selected: Option<u32>,
+    pub on_select: Callback<u32>,
+    pub on_remove: Callback<u32>,
+}
+
+/// One row per loaded file: a run with its stored numbers, a file still
+/// being read, or an error row naming the file and the problem.
+///
+/// Run rows carry `data-run-id`, `data-risk-index`, `data-privacy-score`,
+/// `data-verdict` and `data-blocked` with the values shown, for tests and scripts.
+#[function_component(RunTable)]
+pub fn run_table(props: &RunTableProps) -> Html {
+    let loaded = props.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).count();
+    let failed = props.files.iter().filter(|f| matches!(f.status, FileStatus::Failed(_))).count();
+    html! {
+        <section class="runs" aria-labelledby="runs-title">
+            <h2 id="runs-title">
+                { "Runs" }
+                <span class="count">{ format!(" {loaded} loaded") }{ if failed > 0 { format!(", {failed} with errors") } else { String::new() } }</span>
+            </h2>
+            <div class="table-wrap">
+                <table class="run-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">{ "File" }</th>
+                            <th scope="col">{ "Run id" }</th>
+                            <th scope="col">{ "Agent" }</th>
+                            <th scope="col" class="num">{ "Risk Index" }</th>
+                            <th scope="col" class="num">{ "Privacy score" }</th>
+                            <th scope="col">{ "Verdict" }</th>
+                            <th scope="col">{ "Gate" }</th>
+                            <th scope="col">{ "Check" }</th>
+                            <th scope="col"><span class="visually-hidden">{ "Remove" }</span></th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        { for props.files.iter().map(|entry| row(entry, props)) }
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
+
+fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
+    let id = entry.id;
+    let on_remove = {
+        let on_remove = props.on_remove.clone();
+        Callback::from(move |event: MouseEvent| {
+            event.stop_propagation();
+            on_remove.emit(id);
+        })
+    };
+    let remove = html! {
+        <td class="remove">
+            <button type="button" class="icon-button" aria-label={format!("Remove {}", entry.name)} title="Remove this file" onclick={on_remove}>{ "×" }</button>
+        </td>
+    };
+    match &entry.status {
+        FileStatus::Reading => html! {
+            <tr class="reading-row" data-file={entry.name.clone()}>
+                <td class="file">{ &entry.name }</td>
+                <td colspan="7" class="muted">{ "Reading…" }</td>
+                { remove }
+            </tr>
+        },
+        FileStatus::Failed(message) => html! {
+            <tr class="error-row" data-file={entry.name.clone()}>
+                <td class="file">{ &entry.name }</td>
+                <td colspan="7" class="error-message"><strong>{ "Not loaded: " }</strong>{ message }</td>
+                { remove }
+            </tr>
+        },
+        FileStatus::Loaded(loaded) => {
+            let r = &loaded.report;
+            let selected = props.selected == Some(id);
+            let on_click = {
+                let on_select = props.on_select.clone();
+                Callback::from(move |_: MouseEvent| on_select.emit(id))
+            };
+            let on_key = {
+                let on_select = props.on_select.clone();
+                Callback::from(move |event: KeyboardEvent| {
+                    if event.key() == "Enter" || event.key() == " " {
+                        event.prevent_default();
+                        on_select.emit(id);
+                    }
+                })
+            };
+            let check = if loaded.rescore.consistent {
+                html! { <span class="check ok" title="Every stored number matches our recomputation">{ "consistent" }</span> }
+            } else {
+                let detail = loaded
+                    .rescore
+                    .mismatches
+                    .iter()
+                    .map(|m| format!("{}: stored {}, recomputed {}", m.field, m.stored, m.recomputed))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                html! { <span class="check flag" title={detail}>{ "inconsistent" }</span> }
+            };
+            html! {
+                <tr class={classes!("run-row", selected.then_some("selected"))}
+                    tabindex="0" aria-selected={selected.to_string()}
+                    data-run-id={r.run_id.clone()}
+                    data-risk-index={r.risk_index.to_string()}
+                    data-privacy-score={r.privacy_score.to_string()}
+                    data-verdict={r.verdict.clone()}
+                    data-blocked={r.blocked.to_string()}
+                    data-consistent={loaded.rescore.consistent.to_string()}
+                    onclick={on_click} onkeydown={on_key}>
+                    <td class="file">{ &entry.name }</td>
+                    <td class="mono">{ &r.run_id }</td>
+                    <td>{ &r.agent_name }</td>
+                    <td class="num">{ format_ri(r.risk_index) }</td>
+                    <td class="num">{ r.privacy_score }</td>
+                    <td><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></td>
+                    <td>{ if r.blocked { html!{ <span class="gate blocked">{ "Blocked" }</span> } } else { html!{ <span class="gate open">{ "Not blocked" }</span> } } }</td>
+                    <td>{ check }</td>
+                    { remove }
+                </tr>
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! The analysis worker: receives files from the page, reads their bytes,
+//! runs the core, and posts back finished results. Everything that touches
+//! file contents happens here, off the page's main thread.
+
+use crate::protocol::{analyze_bytes, FileResult, FromWorker};
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, Response};
+
+/// Installs the message handler, then tells the page it is ready.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let handler_scope = scope.clone();
+    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+        let scope = handler_scope.clone();
+        wasm_bindgen_futures::spawn_local(async move { handle(&scope, event.data()).await });
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    post(&scope, &FromWorker::Ready);
+}
+
+async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
+    let Some(id) = Reflect::get(&message, &"id".into()).ok().and_then(|v| v.as_f64()) else {
+        web_sys::console::error_1(&"worker: message without an id".into());
+        return;
+    };
+    let result = match read_bytes(scope, &message).await {
+        Ok(bytes) => analyze_bytes(&bytes),
+        Err(message) => FileResult::Error { message },
+    };
+    post(scope, &FromWorker::Done { id: id as u32, result });
+}
+
+/// The bytes of the message's `blob`, or of its same-origin `url`.
+async fn read_bytes(scope: &DedicatedWorkerGlobalScope, message: &JsValue) -> Result<Vec<u8>, String> {
+    let field = |key: &str| Reflect::get(message, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    let buffer = if let Ok(blob) = field("blob").dyn_into::<Blob>() {
+        JsFuture::from(blob.array_buffer()).await.map_err(|e| format!("cannot read the file: {}", js_text(&e)))?
+    } else if let Some(url) = field("url").as_string() {
+        let response: Response = JsFuture::from(scope.fetch_with_str(&url))
+            .await
+            .map_err(|e| format!("cannot fetch {url}: {}", js_text(&e)))?
+            .unchecked_into();
+        if !response.ok() {
+            return Err(format!("cannot fetch {url}: HTTP {}", response.status()));
+        }
+        let body = response.array_buffer().map_err(|e| js_text(&e))?;
+        JsFuture::from(body).await.map_err(|e| format!("cannot read {url}: {}", js_text(&e)))?
+    } else {
+        return Err("nothing to read: the message has neither a file nor a URL".to_owned());
+    };
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+fn post(scope: &DedicatedWorkerGlobalScope, message: &FromWorker) {
+    match serde_json::to_string(message) {
+        Ok(text) => {
+            if let Err(e) = scope.post_message(&JsValue::from_str(&text)) {
+                web_sys::console::error_2(&"worker: cannot post a result".into(), &e);
+            }
+        }
+        Err(e) => web_sys::console::error_1(&format!("worker: cannot encode a result: {e}").into()),
+    }
+}
+
+fn js_text(value: &JsValue) -> String {
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}

@@ -1,0 +1,181 @@
+// End-to-end: the built dist/ in Debian's Chromium, driven by Playwright,
+// doing what a person does — drop files, pick files, load the examples,
+// click a run — and checking the numbers against the reference's reports.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "./serve.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const dist = join(root, "dist");
+const cases = join(root, "tests", "fixtures", "conformance", "cases");
+const outDir = join(root, "tests", "e2e", "out");
+const fixture = (name, variant = "default") => readFileSync(join(cases, name, `report.${variant}.json`), "utf8");
+
+let site, context;
+before(async () => {
+  site = await serve(dist);
+  context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "agentrisk-e2e-")), {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+});
+after(async () => {
+  await context?.close();
+  site?.server.close();
+});
+
+/** A fresh page that records every request it or its worker makes, and every console error. */
+async function openViewer() {
+  const page = await context.newPage();
+  const requests = [];
+  const errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("worker", (w) => w.on("console", (m) => m.type() === "error" && errors.push(`worker: ${m.text()}`)));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(site.url);
+  await page.waitForSelector("#load-example");
+  return { page, requests, errors };
+}
+
+/** Drops files on the page the way a browser does: a DataTransfer on a drop event. */
+async function dropFiles(page, files) {
+  const dataTransfer = await page.evaluateHandle((files) => {
+    const dt = new DataTransfer();
+    for (const { name, text } of files) dt.items.add(new File([text], name, { type: "application/json" }));
+    return dt;
+  }, files);
+  await page.dispatchEvent("#dropzone", "drop", { dataTransfer });
+}
+
+async function runRows(page) {
+  return page.$$eval("tr.run-row", (rows) => rows.map((r) => ({ ...r.dataset })));
+}
+
+test("dropping two reports and a broken file gives two runs with the reference's numbers and one error row", async () => {
+  const { page, requests, errors } = await openViewer();
+  const healthcare = JSON.parse(fixture("ex_healthcare_trace"));
+  const finance = JSON.parse(fixture("ex_finance_trace"));
+  await dropFiles(page, [
+    { name: "healthcare.json", text: fixture("ex_healthcare_trace") },
+    { name: "broken.json", text: '{"report": "agentleak", "version": 2,' },
+    { name: "finance.json", text: fixture("ex_finance_trace") },
+  ]);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row, tr.error-row").length === 3);
+
+  const rows = await runRows(page);
+  assert.deepEqual(
+    rows.map((r) => [r.runId, Number(r.riskIndex), Number(r.privacyScore), r.verdict, r.blocked, r.consistent]),
+    [healthcare, finance].map((r) => [r.run_id, r.risk_index, r.privacy_score, r.verdict, String(r.blocked), "true"]),
+  );
+  // The reference's own figures, spelled out: INDEX.md rows for the two cases.
+  assert.deepEqual(rows.map((r) => [r.riskIndex, r.privacyScore, r.verdict, r.blocked]), [
+    ["0.44", "56", "High risk", "true"],
+    ["0.6957", "30", "Fail", "true"],
+  ]);
+
+  const errorRow = await page.$eval("tr.error-row", (r) => ({ file: r.dataset.file, text: r.textContent }));
+  assert.equal(errorRow.file, "broken.json");
+  assert.match(errorRow.text, /broken\.json.*invalid JSON at line 1, column 37: EOF while parsing a value/);
+
+  // Click a run: the channel table shows the reference's channel RIs, in its order.
+  await page.click('tr.run-row[data-run-id="run_healthcare_001"]');
+  await page.waitForSelector(".channel-table");
+  const channels = await page.$$eval(".channel-table tbody tr", (rows) => rows.map((r) => [r.dataset.channel, Number(r.dataset.ri)]));
+  assert.deepEqual(channels, healthcare.channel_risks.map((c) => [c.channel, c.ri]));
+  assert.deepEqual(channels, [["shared_memory", 0.36], ["inter_agent_message", 0.16], ["log", 0.08], ["tool_call", 0.04]]);
+  const findings = await page.$$eval(".findings-table tbody tr", (rows) => rows.length);
+  assert.equal(findings, healthcare.findings.length);
+  assert.match(await page.textContent(".run-detail .headline"), /a critical \(L4\) secret leaked/);
+
+  mkdirSync(outDir, { recursive: true });
+  await page.screenshot({ path: join(outDir, "viewer.png"), fullPage: true });
+
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Open files takes many files through the real file input, and a removed file is gone", async () => {
+  const { page } = await openViewer();
+  await page.setInputFiles("#file-input", [
+    { name: "hr.json", mimeType: "application/json", buffer: Buffer.from(fixture("ex_hr_trace")) },
+    { name: "trace.json", mimeType: "application/json", buffer: readFileSync(join(cases, "ex_hr_trace", "trace.json")) },
+    { name: "list.json", mimeType: "application/json", buffer: Buffer.from("[1, 2, 3]") },
+  ]);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row, tr.error-row").length === 3);
+  assert.deepEqual((await runRows(page)).map((r) => [r.runId, r.privacyScore, r.verdict, r.blocked]), [
+    ["run_hr_001", "42", "High risk", "false"],
+  ]);
+  const errors = await page.$$eval("tr.error-row", (rows) => rows.map((r) => [r.dataset.file, r.textContent]));
+  assert.equal(errors.length, 2);
+  assert.match(errors[0][1], /AgentLeak trace/);
+  assert.match(errors[1][1], /found an array/);
+  await page.click('button[aria-label="Remove list.json"]');
+  await page.waitForFunction(() => document.querySelectorAll("tr.error-row").length === 1);
+  await page.close();
+});
+
+test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
+  const { page } = await openViewer();
+  const tampered = JSON.parse(fixture("ex_education_trace"));
+  tampered.privacy_score = 95;
+  tampered.verdict = "Pass";
+  await dropFiles(page, [{ name: "tampered.json", text: JSON.stringify(tampered) }]);
+  await page.waitForSelector("tr.run-row");
+  const [row] = await runRows(page);
+  assert.deepEqual([row.privacyScore, row.verdict, row.consistent], ["95", "Pass", "false"]);
+  await page.click("tr.run-row");
+  const box = await page.textContent(".inconsistent");
+  assert.match(box, /privacy_score.*95.*33/s);
+  await page.close();
+});
+
+test("Load example loads the bundled sample reports from the site itself", async () => {
+  const { page, requests, errors } = await openViewer();
+  await page.click("#load-example");
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 6);
+  const rows = await runRows(page);
+  assert.deepEqual(rows.map((r) => [r.runId, r.privacyScore, r.verdict]), [
+    ["run_healthcare_001", "56", "High risk"],
+    ["run_finance_001", "30", "Fail"],
+    ["run_hr_001", "42", "High risk"],
+    ["run_support_001", "60", "High risk"],
+    ["run_education_001", "33", "Fail"],
+    ["run_healthcare_clean_001", "100", "Pass"],
+  ]);
+  assert.ok(rows.every((r) => r.consistent === "true"));
+  assertOnlyOwnRequests(requests);
+  assert.ok(site.requests.some((u) => u.endsWith("samples/healthcare_trace.report.json")));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the built index.html carries a strict Content-Security-Policy", () => {
+  const html = readFileSync(join(dist, "index.html"), "utf8");
+  const csp = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1];
+  assert.ok(csp, "CSP meta tag present");
+  const directives = Object.fromEntries(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  assert.deepEqual(directives["default-src"], ["'none'"]);
+  assert.deepEqual(directives["connect-src"], ["'self'"]);
+  assert.deepEqual(directives["style-src"], ["'self'"]);
+  const scripts = directives["script-src"];
+  assert.deepEqual(scripts.slice(0, 2), ["'self'", "'wasm-unsafe-eval'"]);
+  assert.ok(scripts.slice(2).length >= 1 && scripts.slice(2).every((s) => /^'sha256-[A-Za-z0-9+/=]+'$/.test(s)), scripts.join(" "));
+  assert.ok(!csp.includes("unsafe-inline") && !csp.includes("'unsafe-eval'") && !csp.includes("*"));
+  assert.doesNotMatch(html, /https?:\/\//, "no absolute URL anywhere in index.html");
+});
+
+function assertOnlyOwnRequests(requests) {
+  const foreign = requests.filter((u) => !u.startsWith(site.url));
+  assert.deepEqual(foreign, [], "every request stays on the site's own origin");
+  assert.ok(requests.length > 0);
+}
