@@ -68,7 +68,9 @@ fn shape_error(bytes: &[u8], e: &serde_json::Error) -> LoadError {
             LoadError::Shape { line: e.line(), column: e.column(), message: json_message(e) }
         }
         Ok(other) => not_a_report(&format!("expected a JSON object at the top level, found {}", json_kind(&other))),
-        Err(_) => LoadError::Shape { line: e.line(), column: e.column(), message: json_message(e) },
+        // A type error can be met before a syntax error further on (a
+        // truncated file): the broken JSON is the real problem to report.
+        Err(syntax) => LoadError::Json { line: syntax.line(), column: syntax.column(), message: json_message(&syntax) },
     }
 }
 
@@ -99,6 +101,8 @@ mod tests {
         );
         assert!(err("{\"report\": ").starts_with("invalid JSON at line 1, column 11: EOF"), "{}", err("{\"report\": "));
         assert_eq!(err(""), "invalid JSON at line 1, column 0: EOF while parsing a value");
+        // The wrong type comes first, but the truncation is what is wrong.
+        assert_eq!(err("{\"report\": 1"), "invalid JSON at line 1, column 12: EOF while parsing an object");
     }
 
     #[test]

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up what is missing, builds the release site into dist/, and serves it
+# on http://127.0.0.1:8080 (PORT=... to change). Ctrl-C stops the server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+
+step "trunk build --release"
+trunk build --release --offline
+
+step "serve dist/"
+echo "Open http://127.0.0.1:${PORT:-8080}/ and click \"Load example\"."
+exec node tests/e2e/serve.mjs dist "${PORT:-8080}"

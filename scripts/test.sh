@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up what is missing, then runs every check: formatting, clippy (native
+# and wasm32), native tests, wasm-bindgen tests in headless Chromium, the
+# release build, and the end-to-end browser tests against dist/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy (native, all targets)"
+cargo clippy --offline --workspace --all-targets -- -D warnings
+
+step "cargo clippy (wasm32 viewer)"
+cargo clippy --offline --target wasm32-unknown-unknown -p agentrisk-viewer --all-targets -- -D warnings
+
+step "cargo test --workspace (native)"
+cargo test --offline --workspace
+
+step "wasm-bindgen-test in headless Chromium"
+cargo test --offline --target wasm32-unknown-unknown -p agentrisk-viewer --test browser
+
+step "trunk build --release"
+trunk build --release --offline
+
+step "end-to-end tests (Playwright + Chromium) against dist/"
+node --test tests/e2e/
+
+step "all tests passed"

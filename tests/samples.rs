@@ -1,0 +1,42 @@
+//! The bundled samples behind "Load example": each listed file exists, is
+//! listed once, and loads as a consistent report with the reference's numbers.
+
+use agentrisk_viewer::protocol::{analyze_bytes, FileResult};
+use agentrisk_viewer::samples::SAMPLE_REPORTS;
+use std::path::Path;
+
+#[test]
+fn every_sample_is_listed_and_loads_consistently() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = SAMPLE_REPORTS.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed);
+
+    let mut scores = Vec::new();
+    for name in SAMPLE_REPORTS {
+        match analyze_bytes(&std::fs::read(dir.join(name)).unwrap()) {
+            FileResult::Report(loaded) => {
+                assert!(loaded.rescore.consistent, "{name}: {:?}", loaded.rescore.mismatches);
+                scores.push((loaded.report.run_id.clone(), loaded.report.privacy_score, loaded.report.blocked));
+            }
+            FileResult::Error { message } => panic!("{name}: {message}"),
+        }
+    }
+    assert_eq!(
+        scores,
+        vec![
+            ("run_healthcare_001".to_owned(), 56, true),
+            ("run_finance_001".to_owned(), 30, true),
+            ("run_hr_001".to_owned(), 42, false),
+            ("run_support_001".to_owned(), 60, false),
+            ("run_education_001".to_owned(), 33, true),
+            ("run_healthcare_clean_001".to_owned(), 100, false),
+        ]
+    );
+}
