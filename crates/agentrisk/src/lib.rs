@@ -9,9 +9,12 @@
 //! * [`report`] — loading a report from bytes and re-scoring it to check that
 //!   its stored numbers agree with the recomputation.
 
+pub mod config;
 pub mod model;
+pub mod pyunicode;
 pub mod report;
 pub mod score;
+pub mod trace;
 
 pub use model::{Channel, Level, Verdict};
 pub use report::{load_report, rescore_report, LoadError, Rescore, ScoreRecord};

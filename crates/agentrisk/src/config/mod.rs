@@ -1,0 +1,1 @@
+//! The `agentleak.yaml` configuration (spec section 4), parsed and validated.
