@@ -9,7 +9,9 @@
 //! * [`report`] — loading a report from bytes and re-scoring it to check that
 //!   its stored numbers agree with the recomputation.
 
+pub mod analyze;
 pub mod config;
+pub mod detect;
 pub mod model;
 pub mod pyunicode;
 pub mod report;

@@ -166,6 +166,48 @@ impl LevelProfile {
     }
 }
 
+/// A detector's severity for a finding (distinct from the AgentRisk level).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+
+    /// Case-insensitive, as the reference's config reads it.
+    pub fn from_name(name: &str) -> Option<Severity> {
+        match name.to_ascii_lowercase().as_str() {
+            "low" => Some(Severity::Low),
+            "medium" => Some(Severity::Medium),
+            "high" => Some(Severity::High),
+            "critical" => Some(Severity::Critical),
+            _ => None,
+        }
+    }
+
+    /// The level a data type outside the level map falls back to.
+    pub fn fallback_level(self) -> Level {
+        match self {
+            Severity::Low => Level::L1,
+            Severity::Medium => Level::L2,
+            Severity::High => Level::L3,
+            Severity::Critical => Level::L4,
+        }
+    }
+}
+
 /// The verdict band of a privacy score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Verdict {

@@ -9,7 +9,7 @@
 //! combining marks and rejects numeric symbols such as `²`; Rust's
 //! `is_whitespace` misses U+001C–U+001F; std has no case folding at all.
 
-mod tables;
+pub(crate) mod tables;
 
 fn in_ranges(table: &[(char, char)], c: char) -> bool {
     table
