@@ -7,6 +7,8 @@
 //! `score` and `report`.
 
 mod coalesce;
+pub mod decoded;
+mod obscured;
 mod suppress;
 
 use crate::detect::{Builtin, CustomDetector, RawMatch};
@@ -53,7 +55,13 @@ pub struct Finding {
     pub recommendation: String,
     /// `regex`, `decoded:<t>`, `anchored:<t>`, `canary_<tier>`.
     pub tier: String,
+    /// The decoding or obscuring transform (`base64`, `base64>hex`,
+    /// `reversed`, `split`…). Findings of an event whose own metadata has a
+    /// truthy `transform` inherit it, as in the reference, and so count as
+    /// decoded readings in the obscured-copy pass.
     pub transform: Option<String>,
+    /// Event ids of the fragments of a split copy.
+    pub fragments: Vec<String>,
     pub coalesced_from: Option<String>,
 }
 
@@ -94,6 +102,41 @@ pub struct EventText<'a> {
     pub source: &'a str,
     pub target: &'a str,
     pub text: &'a str,
+    /// The event metadata's `transform`, when truthy, in Python `str()` spelling.
+    pub metadata_transform: Option<String>,
+}
+
+/// A canary set: planted tokens in three tiers (spec 2.5).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Canaries {
+    pub obvious: Vec<String>,
+    pub realistic: Vec<String>,
+    pub semantic: Vec<String>,
+}
+
+impl Canaries {
+    fn tiers(&self) -> [(&'static str, &[String]); 3] {
+        [("obvious", &self.obvious), ("realistic", &self.realistic), ("semantic", &self.semantic)]
+    }
+}
+
+/// A short past participle for a transform, for recommendations; a nested
+/// chain reads "X, then Y".
+pub fn transform_label(transform: &str) -> String {
+    transform
+        .split('>')
+        .map(|part| match part {
+            "base64" => "base64-encoded",
+            "hex" => "hex-encoded",
+            "percent" => "URL-encoded",
+            "spaced" => "letter-spaced",
+            "reversed" => "reversed",
+            "rot13" => "ROT13-rotated",
+            "split" => "split across messages",
+            other => other,
+        })
+        .collect::<Vec<_>>()
+        .join(", then ")
 }
 
 /// Runs detection over events (in trace order) and returns every finding
@@ -102,58 +145,138 @@ pub fn findings_from_events(
     run_events: &[EventText<'_>],
     detection: &DetectionSettings,
     scoring: &ScoringConfig,
+    canaries: Option<&Canaries>,
 ) -> Vec<Finding> {
     let mut findings: Vec<Finding> = Vec::new();
+    let mut scanned: Vec<obscured::Scanned<'_>> = Vec::new();
     let mut counter = 0usize;
-    let mut raw: Vec<RawMatch> = Vec::new();
     for (index, event) in run_events.iter().enumerate() {
         if event.text.is_empty() || !detection.channels.iter().any(|c| c == event.channel.as_str()) {
             continue;
         }
-        raw.clear();
-        for builtin in &detection.builtins {
-            builtin.scan(event.text, &mut raw);
-        }
-        if let Some(custom) = &detection.custom {
-            custom.scan(event.text, &mut raw);
-        }
-        let mut seen: HashSet<(&str, &str)> = HashSet::new();
-        let mut created: Vec<Finding> = Vec::new();
-        for m in &raw {
-            if !seen.insert((m.data_type.as_str(), m.value.as_str())) {
-                continue;
+        scanned.push(obscured::Scanned {
+            event_id: event.event_id,
+            channel: event.channel,
+            source: event.source,
+            target: event.target,
+            text: event.text,
+        });
+        let mut new = NewFindings { index, event, scoring, counter, numbered: 0, seen: HashSet::new() };
+        let mut created = Vec::new();
+        new.read(event.text, None, detection, canaries, &mut created);
+        let spans = suppress::credential_spans(event.text, &created);
+        let mut kept = suppress::drop_values_inside_credentials(event.text, &spans, created);
+        for view in decoded::views(event.text) {
+            if !suppress::inside_one(&spans, view.span) {
+                new.read(&view.text, Some(&view.transform), detection, canaries, &mut kept);
             }
-            // The number is taken now, so suppressed findings use numbers up.
-            let id = format!("finding_{:03}", counter + created.len() + 1);
-            created.push(Finding {
-                finding_id: id,
-                event_index: index,
-                event_id: event.event_id.to_owned(),
-                channel: event.channel,
-                source: event.source.to_owned(),
-                target: event.target.to_owned(),
-                data_type: m.data_type.clone(),
-                severity: m.severity,
-                level: level_of(&m.data_type, m.severity, scoring),
-                confidence: m.confidence,
-                matched_value: m.value.clone(),
-                detector: m.detector.clone(),
-                recommendation: m.recommendation.clone(),
-                tier: "regex".to_owned(),
-                transform: None,
-                coalesced_from: None,
-            });
         }
-        let kept = suppress::drop_values_inside_credentials(event.text, created);
         // Reference quirk (edge_finding_id_collision): the counter advances
         // by the findings returned, not those numbered, so ids can repeat.
         counter += kept.len();
         findings.extend(kept);
     }
+    obscured::add_obscured_copies(&scanned, &mut findings, &mut counter);
     coalesce::coalesce(&mut findings);
     // Final order: level, then confidence, both descending; stable.
     findings.sort_by(|a, b| b.level.cmp(&a.level).then(b.confidence.total_cmp(&a.confidence)));
     findings
+}
+
+/// Creates one event's findings, numbering each as it is created.
+struct NewFindings<'e, 's> {
+    index: usize,
+    event: &'e EventText<'e>,
+    scoring: &'s ScoringConfig,
+    counter: usize,
+    numbered: usize,
+    seen: HashSet<(String, String)>,
+}
+
+impl NewFindings<'_, '_> {
+    /// Canaries, then every detector, on the event text or one decoded view of it.
+    fn read(
+        &mut self,
+        text: &str,
+        view: Option<&str>,
+        detection: &DetectionSettings,
+        canaries: Option<&Canaries>,
+        out: &mut Vec<Finding>,
+    ) {
+        let mut raw: Vec<RawMatch> = Vec::new();
+        let mut canary_tiers: Vec<&'static str> = Vec::new();
+        if let Some(canaries) = canaries {
+            for (tier, tokens) in canaries.tiers() {
+                for token in tokens.iter().filter(|t| !t.is_empty() && text.contains(t.as_str())) {
+                    let recommendation = match view {
+                        None => format!("A {tier} canary planted in the scenario leaked verbatim: the exact planted value reached this channel."),
+                        Some(t) => format!("A {tier} canary planted in the scenario leaked {}.", transform_label(t)),
+                    };
+                    canary_tiers.push(tier);
+                    raw.push(RawMatch {
+                        data_type: "canary".into(),
+                        value: token.clone(),
+                        severity: Severity::Critical,
+                        confidence: 1.0,
+                        detector: "canary".into(),
+                        recommendation,
+                    });
+                }
+            }
+        }
+        for builtin in &detection.builtins {
+            builtin.scan(text, &mut raw);
+        }
+        if let Some(custom) = &detection.custom {
+            custom.scan(text, &mut raw);
+        }
+        for (i, m) in raw.into_iter().enumerate() {
+            if !self.seen.insert((m.data_type.clone(), m.value.clone())) {
+                continue;
+            }
+            self.numbered += 1;
+            let canary_tier = canary_tiers.get(i);
+            let is_canary = canary_tier.is_some();
+            let (tier, transform, recommendation) = match view {
+                None => (
+                    canary_tier.map_or_else(|| "regex".to_owned(), |t| format!("canary_{t}")),
+                    self.event.metadata_transform.clone(),
+                    m.recommendation,
+                ),
+                Some(t) => (
+                    format!("decoded:{t}"),
+                    Some(t.to_owned()),
+                    if is_canary {
+                        m.recommendation
+                    } else {
+                        format!("Sent {}; an encoding is not a protection. {}", transform_label(t), m.recommendation)
+                            .trim()
+                            .to_owned()
+                    },
+                ),
+            };
+            out.push(Finding {
+                // The number is taken now, so suppressed findings use numbers up.
+                finding_id: format!("finding_{:03}", self.counter + self.numbered),
+                event_index: self.index,
+                event_id: self.event.event_id.to_owned(),
+                channel: self.event.channel,
+                source: self.event.source.to_owned(),
+                target: self.event.target.to_owned(),
+                level: level_of(&m.data_type, m.severity, self.scoring),
+                data_type: m.data_type,
+                severity: m.severity,
+                confidence: m.confidence,
+                matched_value: m.value,
+                detector: m.detector,
+                recommendation,
+                tier,
+                transform,
+                fragments: Vec::new(),
+                coalesced_from: None,
+            });
+        }
+    }
 }
 
 /// Whether `needle` occurs in `haystack` with no alphanumeric character

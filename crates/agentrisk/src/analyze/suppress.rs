@@ -50,8 +50,11 @@ pub(super) fn inside_one(spans: &[(usize, usize)], (start, end): (usize, usize))
 /// Drops every non-credential finding whose value occurs in the text only
 /// inside credential spans. A value that also occurs elsewhere, or that does
 /// not occur verbatim at all, stays.
-pub(super) fn drop_values_inside_credentials(text: &str, findings: Vec<Finding>) -> Vec<Finding> {
-    let spans = credential_spans(text, &findings);
+pub(super) fn drop_values_inside_credentials(
+    text: &str,
+    spans: &[(usize, usize)],
+    findings: Vec<Finding>,
+) -> Vec<Finding> {
     if spans.is_empty() {
         return findings;
     }
@@ -62,7 +65,7 @@ pub(super) fn drop_values_inside_credentials(text: &str, findings: Vec<Finding>)
                 return true;
             }
             let found = occurrences(text, &f.matched_value);
-            found.is_empty() || !found.iter().all(|&span| inside_one(&spans, span))
+            found.is_empty() || !found.iter().all(|&span| inside_one(spans, span))
         })
         .collect()
 }
