@@ -4,8 +4,8 @@
 //! once more, and nested views are named `outer>inner`.
 
 use crate::detect::pyregex::builtin;
+use crate::detect::pyregex::PyRegex as Regex;
 use crate::pyunicode::{is_alnum, is_printable};
-use fancy_regex::Regex;
 use std::sync::OnceLock;
 
 /// One decoded view: its transform, the byte span of the encoded token in
@@ -55,7 +55,7 @@ fn views_one_level(text: &str) -> Vec<View> {
     let p = patterns();
     let mut out = Vec::new();
     let mut kept_hex: Vec<(usize, usize)> = Vec::new();
-    for m in p.hex.find_iter(text).map_while(Result::ok) {
+    for m in p.hex.captures(text).filter_map(|c| c.get(0)) {
         let run = m.as_str();
         if run.len() < 16 || run.len() % 2 != 0 {
             continue;
@@ -67,7 +67,7 @@ fn views_one_level(text: &str) -> Vec<View> {
             out.push(View { transform: "hex".into(), span: (m.start(), m.end()), text: decoded });
         }
     }
-    for m in p.base64.find_iter(text).map_while(Result::ok) {
+    for m in p.base64.captures(text).filter_map(|c| c.get(0)) {
         let span = (m.start(), m.end());
         if kept_hex.iter().any(|&(s, e)| s <= span.0 && span.1 <= e) {
             continue;
@@ -82,7 +82,7 @@ fn views_one_level(text: &str) -> Vec<View> {
             out.push(View { transform: "base64".into(), span, text: decoded });
         }
     }
-    for m in p.percent_run.find_iter(text).map_while(Result::ok) {
+    for m in p.percent_run.captures(text).filter_map(|c| c.get(0)) {
         let run = m.as_str();
         if !has_percent_escape(run) {
             continue;
@@ -92,7 +92,7 @@ fn views_one_level(text: &str) -> Vec<View> {
             out.push(View { transform: "percent".into(), span: (m.start(), m.end()), text: decoded });
         }
     }
-    for m in p.spaced.find_iter(text).map_while(Result::ok) {
+    for m in p.spaced.captures(text).filter_map(|c| c.get(0)) {
         out.push(View { transform: "spaced".into(), span: (m.start(), m.end()), text: m.as_str().replace(' ', "") });
     }
     out

@@ -305,6 +305,61 @@ pub fn canonical_value(value: &str) -> String {
     canonical(value)
 }
 
+/// Many needles searched at once (Aho–Corasick), reporting which needles
+/// occur in a haystack at token boundaries — the many-needle form of
+/// [`contains_at_token_boundaries`], which keeps the whole-trace passes
+/// near-linear instead of needles × events.
+pub(crate) struct TokenMatcher {
+    automaton: Option<aho_corasick::AhoCorasick>,
+}
+
+impl TokenMatcher {
+    pub(crate) fn new<S: AsRef<str>>(needles: &[S]) -> TokenMatcher {
+        let usable: Vec<&str> = needles.iter().map(|n| n.as_ref()).collect();
+        let automaton =
+            aho_corasick::AhoCorasick::builder().match_kind(aho_corasick::MatchKind::Standard).build(&usable).ok();
+        TokenMatcher { automaton }
+    }
+
+    /// Indexes of the needles found in `haystack` at token boundaries, ascending.
+    pub(crate) fn indexes_in(&self, haystack: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        let Some(ac) = &self.automaton else { return out };
+        for m in ac.find_overlapping_iter(haystack) {
+            if m.start() == m.end() {
+                continue;
+            }
+            let before = haystack[..m.start()].chars().next_back();
+            let after = haystack[m.end()..].chars().next();
+            if !before.is_some_and(crate::pyunicode::is_alnum) && !after.is_some_and(crate::pyunicode::is_alnum) {
+                out.push(m.pattern().as_usize());
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Indexes of the needles that `joined` spells exactly as a run of whole
+    /// tokens: starting and ending at one of `starts` (token start offsets,
+    /// with the end offset last).
+    pub(crate) fn indexes_in_token_runs(&self, joined: &str, starts: &[usize]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let Some(ac) = &self.automaton else { return out };
+        for m in ac.find_overlapping_iter(joined) {
+            if m.start() != m.end()
+                && starts.binary_search(&m.start()).is_ok()
+                && starts.binary_search(&m.end()).is_ok()
+            {
+                out.push(m.pattern().as_usize());
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,9 +9,9 @@
 //! after a non-empty one and this engine may not — only rules that can
 //! match the empty string can tell.
 
+use super::pyregex::PyRegex as Regex;
 use super::{pyregex, RawMatch};
 use crate::model::Severity;
-use fancy_regex::Regex;
 
 /// One configured rule, validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +49,7 @@ impl CustomDetector {
 
     pub fn scan(&self, text: &str, out: &mut Vec<RawMatch>) {
         for (spec, re) in &self.rules {
-            for m in re.find_iter(text).map_while(Result::ok) {
+            for m in re.captures(text).filter_map(|c| c.get(0)) {
                 out.push(RawMatch {
                     data_type: spec.data_type.clone(),
                     value: m.as_str().to_owned(),

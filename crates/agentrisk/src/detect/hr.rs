@@ -5,8 +5,8 @@
 use super::finance::SEP;
 use super::pyregex::builtin;
 use super::{captures, Builtin, Emit, RawMatch};
+use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{High, Medium};
-use fancy_regex::Regex;
 use std::sync::OnceLock;
 
 const D: Builtin = Builtin::Hr;

@@ -7,9 +7,9 @@
 use super::pyregex::builtin;
 use super::tables::tables;
 use super::{captures, Builtin, RawMatch};
+use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity;
 use crate::pyunicode::{is_space, strip};
-use fancy_regex::Regex;
 use std::sync::OnceLock;
 
 const CONFIDENCE: f64 = 0.6;
@@ -58,7 +58,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
             let Some(raw) = c.get(1).map(|m| m.as_str()) else { continue };
             let value = clean(raw);
             let len = value.chars().count();
-            if !(2..=120).contains(&len) || p.placeholder.is_match(value).unwrap_or(true) {
+            if !(2..=120).contains(&len) || p.placeholder.is_match(value) {
                 continue;
             }
             out.push(RawMatch {

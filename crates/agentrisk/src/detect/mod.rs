@@ -91,14 +91,12 @@ impl Emit {
     }
 }
 
-/// Every leftmost-first, non-overlapping match of `re` in `text`, as
-/// capture sets (a match the engine gives up on ends the scan quietly: the
-/// backtrack limit protects the page, and what was found so far is kept).
-pub(crate) fn captures<'r, 't>(
-    re: &'r fancy_regex::Regex,
+/// Every leftmost-first, non-overlapping match of `re` in `text`.
+pub(crate) fn captures<'r, 't: 'r>(
+    re: &'r pyregex::PyRegex,
     text: &'t str,
-) -> impl Iterator<Item = fancy_regex::Captures<'t, str>> + use<'r, 't> {
-    re.captures_iter(text).map_while(Result::ok)
+) -> impl Iterator<Item = fancy_regex::Captures<'t, str>> + 'r {
+    re.captures(text)
 }
 
 /// Escapes a literal for use in a Python-syntax pattern.

@@ -4,9 +4,9 @@
 use super::pyregex::builtin;
 use super::tables::tables;
 use super::{alternation, captures, Builtin, Emit, RawMatch};
+use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{High, Low, Medium};
 use crate::pyunicode::{decimal_value, strip};
-use fancy_regex::Regex;
 use std::sync::OnceLock;
 
 const D: Builtin = Builtin::Pii;
@@ -242,7 +242,7 @@ fn luhn_ok(raw: &str) -> bool {
 /// + 8 spaces is not). Kept as is for parity.
 fn after_version_word(p: &Patterns, before: &str) -> bool {
     let start = before.char_indices().rev().nth(15).map_or(0, |(i, _)| i);
-    p.version_window.is_match(&before[start..]).unwrap_or(false)
+    p.version_window.is_match(&before[start..])
 }
 
 /// Post-processing of a gazetteer match: drop possessive `'s`, drop trailing

@@ -1,12 +1,21 @@
-//! Python `re` semantics on top of `fancy-regex`.
+//! Python `re` semantics on top of `fancy-regex`, fast.
 //!
-//! Patterns are written in Python syntax; [`compile`] rewrites the escapes
-//! whose meaning differs between the engines so that the Rust engine sees
-//! Python's classes (spec 2.11): `\w` = `str.isalnum` or `_`, `\b` built on
-//! that `\w`, `\s` = Python whitespace (adds U+001C–U+001F), and `$` = end
-//! of text or before a final newline. `\d` is Unicode Nd in both engines.
+//! Patterns are written in Python syntax. Where Python and Rust disagree on
+//! `\w`, `\b`, `\s` or `\d` (combining marks, numeric symbols like `²`,
+//! U+001C–U+001F, characters newer than Unicode 14 …), [`translate`]
+//! rewrites the escapes into explicit Python classes (spec 2.11). That
+//! exact form is slow — the boundary classes turn every pattern into
+//! look-arounds — so each pattern is also compiled natively, and a text is
+//! run through the exact form only when it contains one of the characters
+//! on which the two engines disagree. For every other text the native form
+//! gives the same matches, because the classes agree on every character of it.
+//!
+//! A second speed-up: look-arounds force fancy-regex's backtracking VM, so a
+//! relaxed copy of the pattern without them (a superset of its matches, run
+//! by the `regex` crate's automata) finds where a match can start at all.
 
-use crate::pyunicode::tables::ALNUM;
+use crate::pyunicode::tables::{ALNUM, SPACE};
+use fancy_regex::{Captures, Regex};
 use std::sync::OnceLock;
 
 /// The members of Python's `\w`, written for use inside a character class.
@@ -15,11 +24,7 @@ fn word_members() -> &'static str {
     MEMBERS.get_or_init(|| {
         let mut out = String::from("_");
         for &(lo, hi) in ALNUM {
-            if lo == hi {
-                out.push_str(&format!("\\x{{{:X}}}", lo as u32));
-            } else {
-                out.push_str(&format!("\\x{{{:X}}}-\\x{{{:X}}}", lo as u32, hi as u32));
-            }
+            out.push_str(&format!("\\x{{{:X}}}-\\x{{{:X}}}", lo as u32, hi as u32));
         }
         out
     })
@@ -27,8 +32,19 @@ fn word_members() -> &'static str {
 
 const SPACE_MEMBERS: &str = "\\s\\x{1C}-\\x{1F}";
 
-/// Rewrites a Python pattern into an equivalent fancy-regex pattern.
+/// Rewrites a Python pattern into an equivalent fancy-regex pattern with
+/// Python's classes spelled out.
 pub fn translate(pattern: &str) -> String {
+    rewrite(pattern, true)
+}
+
+/// Rewrites only what differs in syntax, keeping the native classes: `$`
+/// becomes "end or before a final newline" as in Python.
+fn native(pattern: &str) -> String {
+    rewrite(pattern, false)
+}
+
+fn rewrite(pattern: &str, python_classes: bool) -> String {
     let w = word_members();
     let mut out = String::with_capacity(pattern.len() * 2);
     let mut chars = pattern.chars().peekable();
@@ -42,16 +58,16 @@ pub fn translate(pattern: &str) -> String {
                     out.push('\\');
                     break;
                 };
-                match (e, in_class) {
-                    ('w', true) => out.push_str(w),
-                    ('w', false) => out.push_str(&format!("[{w}]")),
-                    ('W', false) => out.push_str(&format!("[^{w}]")),
-                    ('s', true) => out.push_str(SPACE_MEMBERS),
-                    ('s', false) => out.push_str(&format!("[{SPACE_MEMBERS}]")),
-                    ('S', false) => out.push_str(&format!("[^{SPACE_MEMBERS}]")),
-                    ('b', false) => out.push_str(&format!("(?:(?<=[{w}])(?![{w}])|(?<![{w}])(?=[{w}]))")),
-                    ('B', false) => out.push_str(&format!("(?:(?<=[{w}])(?=[{w}])|(?<![{w}])(?![{w}]))")),
-                    ('Z', false) => out.push_str("\\z"),
+                match (e, in_class, python_classes) {
+                    ('w', true, true) => out.push_str(w),
+                    ('w', false, true) => out.push_str(&format!("[{w}]")),
+                    ('W', false, true) => out.push_str(&format!("[^{w}]")),
+                    ('s', true, true) => out.push_str(SPACE_MEMBERS),
+                    ('s', false, true) => out.push_str(&format!("[{SPACE_MEMBERS}]")),
+                    ('S', false, true) => out.push_str(&format!("[^{SPACE_MEMBERS}]")),
+                    ('b', false, true) => out.push_str(&format!("(?:(?<=[{w}])(?![{w}])|(?<![{w}])(?=[{w}]))")),
+                    ('B', false, true) => out.push_str(&format!("(?:(?<=[{w}])(?=[{w}])|(?<![{w}])(?![{w}]))")),
+                    ('Z', false, _) => out.push_str("\\z"),
                     _ => {
                         out.push('\\');
                         out.push(e);
@@ -80,14 +96,204 @@ pub fn translate(pattern: &str) -> String {
     out
 }
 
+/// The pattern with every look-around group removed: it matches wherever
+/// the pattern matches (and more), and needs no backtracking engine.
+fn relaxed(native_pattern: &str) -> String {
+    let b = native_pattern.as_bytes();
+    let mut out = String::with_capacity(native_pattern.len());
+    let mut i = 0;
+    let mut in_class = false;
+    while i < b.len() {
+        let rest = &native_pattern[i..];
+        if b[i] == b'\\' {
+            let len = 1 + rest[1..].chars().next().map_or(0, char::len_utf8);
+            out.push_str(&rest[..len]);
+            i += len;
+            continue;
+        }
+        if in_class {
+            if b[i] == b']' {
+                in_class = false;
+            }
+        } else if b[i] == b'[' {
+            in_class = true;
+            // `[]` and `[^]` start with a literal `]`.
+            let skip = if rest.starts_with("[^]") {
+                3
+            } else if rest.starts_with("[]") {
+                2
+            } else {
+                1
+            };
+            out.push_str(&rest[..skip]);
+            i += skip;
+            continue;
+        } else if ["(?=", "(?!", "(?<=", "(?<!"].iter().any(|p| rest.starts_with(p)) {
+            i += group_len(&native_pattern[i..]);
+            continue;
+        }
+        let len = rest.chars().next().map_or(1, char::len_utf8);
+        out.push_str(&rest[..len]);
+        i += len;
+    }
+    out
+}
+
+/// Byte length of the parenthesised group at the start of `s`.
+fn group_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let (mut depth, mut i, mut in_class) = (0usize, 0usize, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'(' if !in_class => depth += 1,
+            b')' if !in_class => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+/// The characters on which Python's and Rust's `\w`, `\s` or `\d` disagree,
+/// as sorted ranges, computed once from both engines' own tables.
+fn disagreements() -> &'static [(char, char)] {
+    static RANGES: OnceLock<Vec<(char, char)>> = OnceLock::new();
+    RANGES.get_or_init(|| {
+        let rust = |class: &str| -> Vec<(char, char)> {
+            match regex_syntax::parse(class).map(|h| h.into_kind()) {
+                Ok(regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(c))) => {
+                    c.ranges().iter().map(|r| (r.start(), r.end())).collect()
+                }
+                _ => Vec::new(),
+            }
+        };
+        let mut py_word: Vec<(char, char)> = ALNUM.to_vec();
+        py_word.push(('_', '_'));
+        let py_digit: Vec<(char, char)> = crate::pyunicode::tables::DECIMAL_ZEROS
+            .iter()
+            .map(|&z| (z, char::from_u32(z as u32 + 9).unwrap_or(z)))
+            .collect();
+        let mut out = Vec::new();
+        for (ours, theirs) in [(py_word, rust(r"\w")), (SPACE.to_vec(), rust(r"\s")), (py_digit, rust(r"\d"))] {
+            out.extend(symmetric_difference(&ours, &theirs));
+        }
+        out.sort_unstable();
+        out
+    })
+}
+
+fn symmetric_difference(a: &[(char, char)], b: &[(char, char)]) -> Vec<(char, char)> {
+    let mut ca =
+        regex_syntax::hir::ClassUnicode::new(a.iter().map(|&(x, y)| regex_syntax::hir::ClassUnicodeRange::new(x, y)));
+    let cb =
+        regex_syntax::hir::ClassUnicode::new(b.iter().map(|&(x, y)| regex_syntax::hir::ClassUnicodeRange::new(x, y)));
+    ca.symmetric_difference(&cb);
+    ca.ranges().iter().map(|r| (r.start(), r.end())).collect()
+}
+
+/// Whether the native engine could read `text` differently from Python.
+pub fn needs_python_classes(text: &str) -> bool {
+    if text.is_ascii() {
+        // The only ASCII disagreement: Python's \s includes U+001C–U+001F.
+        return text.bytes().any(|b| (0x1C..=0x1F).contains(&b));
+    }
+    let table = disagreements();
+    text.chars().any(|c| {
+        table
+            .binary_search_by(|&(lo, hi)| {
+                if hi < c {
+                    std::cmp::Ordering::Less
+                } else if lo > c {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
+    })
+}
+
+/// A Python-syntax pattern, compiled for both paths.
+#[derive(Debug, Clone)]
+pub struct PyRegex {
+    native: Regex,
+    /// The Python-class form, compiled on first need (its classes are large).
+    exact: OnceLock<Regex>,
+    pattern: String,
+    /// Where a match can start; `None` when the native pattern is already
+    /// free of look-arounds (fancy-regex then runs it on automata itself).
+    gate: Option<regex::Regex>,
+}
+
+impl PyRegex {
+    pub fn new(pattern: &str) -> Result<PyRegex, String> {
+        let build =
+            |p: &str| fancy_regex::RegexBuilder::new(p).backtrack_limit(1_000_000).build().map_err(|e| e.to_string());
+        let native_pattern = native(pattern);
+        let relaxed_pattern = relaxed(&native_pattern);
+        let gate = if relaxed_pattern == native_pattern { None } else { regex::Regex::new(&relaxed_pattern).ok() };
+        Ok(PyRegex { native: build(&native_pattern)?, exact: OnceLock::new(), pattern: pattern.to_owned(), gate })
+    }
+
+    /// Every leftmost-first, non-overlapping match, as capture sets. A match
+    /// the engine gives up on (backtrack limit) ends the scan: the limit
+    /// protects the page, and what was found so far is kept.
+    pub fn captures<'r, 't>(&'r self, text: &'t str) -> Box<dyn Iterator<Item = Captures<'t, str>> + 'r>
+    where
+        't: 'r,
+    {
+        if needs_python_classes(text) {
+            let exact = self.exact.get_or_init(|| {
+                fancy_regex::RegexBuilder::new(&translate(&self.pattern))
+                    .backtrack_limit(1_000_000)
+                    .build()
+                    // Same syntax as the native form, which compiled; keep it if not.
+                    .unwrap_or_else(|_| self.native.clone())
+            });
+            return Box::new(exact.captures_iter(text).map_while(Result::ok));
+        }
+        let Some(gate) = &self.gate else {
+            return Box::new(self.native.captures_iter(text).map_while(Result::ok));
+        };
+        let mut pos = 0;
+        Box::new(std::iter::from_fn(move || {
+            if pos > text.len() {
+                return None;
+            }
+            // No match of the pattern can start before the gate's next match.
+            let start = gate.find_at(text, pos)?.start();
+            let caps = self.native.captures_from_pos(text, start).ok().flatten()?;
+            let m = caps.get(0)?;
+            pos = if m.end() == m.start() {
+                m.end() + text[m.end()..].chars().next().map_or(1, char::len_utf8)
+            } else {
+                m.end()
+            };
+            Some(caps)
+        }))
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        self.captures(text).next().is_some()
+    }
+}
+
 /// Compiles a Python-syntax pattern; the error text is the engine's.
-pub fn compile(pattern: &str) -> Result<fancy_regex::Regex, String> {
-    fancy_regex::RegexBuilder::new(&translate(pattern)).backtrack_limit(10_000_000).build().map_err(|e| e.to_string())
+pub fn compile(pattern: &str) -> Result<PyRegex, String> {
+    PyRegex::new(pattern)
 }
 
 /// Compiles one of our own built-in patterns. They are fixed strings that
 /// the tests compile, so a failure here is a programming error.
-pub(crate) fn builtin(pattern: &str) -> fancy_regex::Regex {
+pub(crate) fn builtin(pattern: &str) -> PyRegex {
     match compile(pattern) {
         Ok(re) => re,
         Err(e) => panic!("built-in pattern {pattern:?} does not compile: {e}"),
@@ -99,7 +305,7 @@ mod tests {
     use super::*;
 
     fn is_match(p: &str, t: &str) -> bool {
-        compile(p).unwrap().is_match(t).unwrap()
+        compile(p).unwrap().is_match(t)
     }
 
     #[test]
@@ -114,5 +320,19 @@ mod tests {
         assert!(!is_match(r"x$", "x\n\n"));
         assert!(is_match(r"[]a]", "]"));
         assert!(is_match(r"[^]a]", "b"));
+        // ² is alphanumeric to Python, so no boundary between it and `ab`.
+        assert!(!is_match(r"\bab\b", "²ab"));
+        assert!(needs_python_classes("x²") && needs_python_classes("a\u{1C}") && !needs_python_classes("plain é text"));
+    }
+
+    #[test]
+    fn relaxed_patterns_drop_lookarounds_only() {
+        assert_eq!(relaxed(r"(?<!\d)\d{3}(?!\d)"), r"\d{3}");
+        assert_eq!(relaxed(r"(?<![:.\d])x(?=[)])y"), "xy");
+        assert_eq!(relaxed(r"[(?!]a"), r"[(?!]a");
+        // The gated scan finds the same matches as a plain scan.
+        let re = compile(r"(?<!\d)\d{3}(?!\d)").unwrap();
+        let found: Vec<_> = re.captures("1234 567 89 012").map(|c| c.get(0).unwrap().as_str().to_owned()).collect();
+        assert_eq!(found, vec!["567", "012"]);
     }
 }

@@ -3,8 +3,8 @@
 
 use super::pyregex::builtin;
 use super::{captures, Builtin, Emit, RawMatch};
+use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{Critical, High};
-use fancy_regex::Regex;
 use std::sync::OnceLock;
 
 const D: Builtin = Builtin::Secrets;
@@ -215,8 +215,8 @@ fn is_placeholder_or_reference(p: &Patterns, value: &str) -> bool {
     PLACEHOLDERS.contains(&lower.as_str())
         || REFERENCE_PREFIXES.iter().any(|prefix| lower.starts_with(prefix))
         || value.contains('(')
-        || p.all_caps.is_match(value).unwrap_or(false)
-        || p.dotted.is_match(value).unwrap_or(false)
+        || p.all_caps.is_match(value)
+        || p.dotted.is_match(value)
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ pub struct Report {
     pub warnings: Vec<String>,
     #[serde(default)]
     pub privacy_policy: Option<PrivacyPolicy>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub utility: Option<Utility>,
     #[serde(default)]
     pub cross_session: Option<CrossSession>,
@@ -61,11 +61,11 @@ pub struct Report {
     pub remediation_hints: Vec<RemediationHint>,
     #[serde(default)]
     pub agentrisk: Option<AgentRiskBlock>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compliance: Option<serde_json::Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<serde_json::Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leak_paths: Option<serde_json::Value>,
 }
 
@@ -89,6 +89,30 @@ pub struct PrivacyPolicy {
     pub assertions_checked: Vec<String>,
     #[serde(default)]
     pub violations: Vec<PolicyViolation>,
+    /// Present only when the config has flow rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<FlowsResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowsResult {
+    pub rules_applied: u64,
+    pub checked: u64,
+    pub violations: Vec<FlowDecision>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowDecision {
+    pub finding_id: String,
+    pub data_type: String,
+    pub sender: String,
+    pub recipient: String,
+    pub purpose: String,
+    pub permitted: bool,
+    pub reason: String,
+    pub rule: String,
+    pub origin: String,
+    pub path: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,6 +143,8 @@ pub struct CrossSession {
     pub passed: bool,
     #[serde(default)]
     pub secrets_attributed: u64,
+    #[serde(default)]
+    pub cross_subject_disclosures: Vec<serde_json::Value>,
     #[serde(default)]
     pub reason: String,
 }
@@ -172,6 +198,10 @@ pub struct Finding {
     /// Present only when the run was configured with `redact_values: false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matched_value: Option<String>,
+    #[serde(default)]
+    pub level_label: String,
+    #[serde(default)]
+    pub badge: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -196,14 +226,23 @@ pub struct AgentRiskBlock {
     /// iteration (hash-seed dependent), so this is treated as a map.
     #[serde(default, with = "channel_map")]
     pub ri_by_channel: Vec<(Channel, f64)>,
+    /// Always empty from the reference's CLI.
+    #[serde(default)]
+    pub ri_by_domain: serde_json::Map<String, serde_json::Value>,
     #[serde(default)]
     pub wsl: i64,
     #[serde(default)]
     pub rho_s: i64,
     #[serde(default)]
+    pub level_profile: LevelProfile,
+    #[serde(default)]
+    pub vault_level_profile: LevelProfile,
+    #[serde(default)]
     pub leaked_count: u64,
     #[serde(default)]
     pub vault_count: u64,
+    #[serde(default = "default_true")]
+    pub rank_robust: bool,
     #[serde(default)]
     pub detectors: Vec<String>,
     #[serde(default)]

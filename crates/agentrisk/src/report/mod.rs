@@ -7,9 +7,11 @@
 //! and lists each stored number that disagrees ("inconsistent report").
 //! Stored numbers are never changed: callers show them, plus the flag.
 
+mod build;
 mod load;
 mod rescore;
 
+pub use build::{build_report, ReportOptions, RunFacts};
 pub use load::{load_report, LoadError};
 pub use rescore::{rescore_report, Mismatch, Recomputed, Rescore};
 

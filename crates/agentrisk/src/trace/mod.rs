@@ -1,2 +1,508 @@
-//! Trace parsing (spec 1.1–1.2), the Python-compatible JSON reader, and
-//! flattening of event content to searchable text (spec 1.4).
+//! Trace parsing (spec 1.1–1.2), the Python-compatible JSON reader
+//! ([`json`]), and flattening of event content to searchable text
+//! ([`flatten`], spec 1.4).
+//!
+//! [`parse_trace`] turns the bytes of a trace file into a typed [`Trace`],
+//! accepting exactly what the reference accepts: `json.load`, then its
+//! `from_dict` (defaults, auto event ids, Python `dict()` over each event),
+//! then pydantic's lax-mode validation ([`lax`] holds the coercions). It
+//! leaves detection, scoring and report building to the modules that own
+//! them; the only derived value it computes is each event's flattened text.
+//!
+//! Two deliberate differences from the reference, both more permissive: a
+//! UTF-8 byte order mark is skipped, and nesting deeper than Python's
+//! recursion limit parses.
+
+pub mod flatten;
+pub mod json;
+mod lax;
+
+pub use flatten::{flatten, humanise_key, py_float_repr};
+pub use json::{parse_json, JsonError, PyValue, LONE_SURROGATE, MAX_INT_DIGITS};
+pub use lax::is_valid_timestamp;
+
+use crate::model::Channel;
+use std::borrow::Cow;
+
+/// One agent run, as the reference reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    pub run_id: String,
+    pub agent_name: String,
+    pub scenario_id: Option<String>,
+    pub subject: String,
+    pub task_success: Option<bool>,
+    pub events: Vec<Event>,
+}
+
+/// One observable event of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// As written, or `evt_NNN` (1-based position) when absent or falsy;
+    /// not necessarily unique.
+    pub event_id: String,
+    pub channel: Channel,
+    /// Kept verbatim (untrimmed).
+    pub source: String,
+    pub target: String,
+    /// A string, an object or an array.
+    pub content: PyValue,
+    pub metadata: Vec<(String, PyValue)>,
+    /// `content` flattened to the text detectors scan (spec 1.4).
+    pub text: String,
+}
+
+/// The channel names as the messages list them.
+const CHANNEL_NAMES: &str =
+    "user_input, final_output, inter_agent_message, shared_memory, tool_call, tool_response, log, generated_file";
+const TIMESTAMP_FORMS: &str = "an ISO-8601 date-time such as 2024-01-31T12:00:00Z, a date such as 2024-01-31, \
+                               or Unix seconds";
+
+/// Why a trace file cannot be read. `place` is where in the document the
+/// problem is: a top-level key (`run_id`) or an event field
+/// (`events[3].channel`, 0-based like the array it indexes).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TraceError {
+    #[error("line {line}, column {column}: invalid JSON: {message}")]
+    Json { line: usize, column: usize, message: String },
+    #[error("top level: a trace must be a JSON object with an \"events\" array, but the file holds {found}")]
+    NotAnObject { found: String },
+    #[error("{place}: expected {expected}, found {found}")]
+    WrongType { place: String, expected: &'static str, found: String },
+    #[error("{place}: missing; every event needs a channel, one of {CHANNEL_NAMES}")]
+    MissingChannel { place: String },
+    #[error("{place}: unknown channel {found} (expected one of {CHANNEL_NAMES}, spelled exactly)")]
+    UnknownChannel { place: String, found: String },
+    #[error("{place}: {found} is not a boolean (use true, false, null, 0, 1, or \"yes\"/\"no\")")]
+    NotABool { place: String, found: String },
+    #[error("{place}: {found} is not a valid timestamp (use {TIMESTAMP_FORMS}, or leave it out)")]
+    BadTimestamp { place: String, found: String },
+    #[error("{place}: cannot be read as an event: {reason}")]
+    BadEvent { place: String, reason: String },
+}
+
+impl From<JsonError> for TraceError {
+    fn from(e: JsonError) -> Self {
+        TraceError::Json { line: e.line, column: e.column, message: e.message }
+    }
+}
+
+/// Parses and validates a trace file.
+pub fn parse_trace(bytes: &[u8]) -> Result<Trace, TraceError> {
+    let mut top =
+        into_entries(parse_json(bytes)?).map_err(|other| TraceError::NotAnObject { found: describe(&other) })?;
+    // Taken before anything else: the reference turns every element into a
+    // dict (and fails there) before validating any field.
+    let events_value = take_field(&mut top, "events");
+    let raw_events = match events_value {
+        None => Vec::new(),
+        Some(value) => event_sequence(value)?,
+    };
+    let mut event_fields = Vec::with_capacity(raw_events.len());
+    for (index, element) in raw_events.into_iter().enumerate() {
+        event_fields.push(dict_of_event(index, element)?);
+    }
+
+    let run_id = string_field(&mut top, "run_id", "run", "run_id")?;
+    let agent_name = string_field(&mut top, "agent_name", "unknown_agent", "agent_name")?;
+    let scenario_id = match take_field(&mut top, "scenario_id") {
+        None | Some(PyValue::Null) => None,
+        Some(value) => Some(into_string(value).map_err(|other| wrong_type("scenario_id", "a string or null", &other))?),
+    };
+    let subject = string_field(&mut top, "subject", "", "subject")?;
+    let task_success = match take_field(&mut top, "task_success") {
+        None => None,
+        Some(value) => lax::lax_bool(&value)
+            .map_err(|()| TraceError::NotABool { place: "task_success".into(), found: describe(&value) })?,
+    };
+    check_timestamp(take_field(&mut top, "timestamp"), || "timestamp".into())?;
+
+    let mut events = Vec::with_capacity(event_fields.len());
+    for (index, fields) in event_fields.into_iter().enumerate() {
+        events.push(event_from_fields(index, fields)?);
+    }
+    Ok(Trace { run_id, agent_name, scenario_id, subject, task_success, events })
+}
+
+/// The elements of the `events` value. The reference iterates it as Python
+/// does and turns each element into a dict: an object yields its keys and a
+/// string its characters, strings that no `dict()` accepts, so any non-empty
+/// one fails (edge_events_not_list) — and an empty object or string is an
+/// empty event list. (That last point follows from the iteration; no corpus
+/// case pins it.)
+fn event_sequence(value: PyValue) -> Result<Vec<PyValue>, TraceError> {
+    let mut value = value;
+    match &mut value {
+        PyValue::Array(items) => Ok(std::mem::take(items)),
+        PyValue::Object(entries) if entries.is_empty() => Ok(Vec::new()),
+        PyValue::Str(s) if s.is_empty() => Ok(Vec::new()),
+        other => Err(TraceError::WrongType {
+            place: "events".into(),
+            expected: "an array of event objects",
+            found: describe(other),
+        }),
+    }
+}
+
+/// Python `dict(element)`: an object is itself; an array is read as
+/// `[key, value]` pairs (any two-item iterable: a 2-item array, a 2-character
+/// string, a 2-key object). Only string keys can name event fields, so the
+/// others are dropped once checked to be hashable.
+fn dict_of_event(index: usize, element: PyValue) -> Result<Vec<(String, PyValue)>, TraceError> {
+    let place = || format!("events[{index}]");
+    let mut element = element;
+    let items = match &mut element {
+        PyValue::Object(entries) => return Ok(std::mem::take(entries)),
+        PyValue::Array(items) => std::mem::take(items),
+        PyValue::Str(s) if s.is_empty() => return Ok(Vec::new()),
+        PyValue::Str(s) => {
+            return Err(TraceError::BadEvent {
+                place: place(),
+                reason: format!("it is the string {} (an event must be an object)", quoted(s)),
+            })
+        }
+        other => {
+            return Err(TraceError::WrongType { place: place(), expected: "an event object", found: describe(other) })
+        }
+    };
+    let mut fields = Vec::with_capacity(items.len());
+    for (pair_index, mut item) in items.into_iter().enumerate() {
+        let pair_error = |reason: String| TraceError::BadEvent {
+            place: place(),
+            reason: format!("item {pair_index} of this array is not a [key, value] pair: {reason}"),
+        };
+        let (key, value) = match &mut item {
+            PyValue::Array(pair) if pair.len() == 2 => {
+                let mut pair = std::mem::take(pair).into_iter();
+                match (pair.next(), pair.next()) {
+                    (Some(k), Some(v)) => (k, v),
+                    _ => return Err(pair_error("it does not have two items".into())),
+                }
+            }
+            PyValue::Str(s) if s.chars().count() == 2 => {
+                let mut chars = s.chars().map(|c| PyValue::Str(c.to_string()));
+                match (chars.next(), chars.next()) {
+                    (Some(k), Some(v)) => (k, v),
+                    _ => return Err(pair_error("it does not have two items".into())),
+                }
+            }
+            PyValue::Object(keys) if keys.len() == 2 => {
+                let mut keys = std::mem::take(keys).into_iter().map(|(k, _)| PyValue::Str(k));
+                match (keys.next(), keys.next()) {
+                    (Some(k), Some(v)) => (k, v),
+                    _ => return Err(pair_error("it does not have two items".into())),
+                }
+            }
+            PyValue::Array(pair) => return Err(pair_error(format!("it has {} items", pair.len()))),
+            PyValue::Str(s) => return Err(pair_error(format!("it has {} characters", s.chars().count()))),
+            PyValue::Object(keys) => return Err(pair_error(format!("it is an object with {} keys", keys.len()))),
+            other => return Err(pair_error(format!("it is {}", describe(other)))),
+        };
+        match into_string(key) {
+            Ok(name) => fields.push((name, value)),
+            Err(key) if key.is_container() => {
+                return Err(pair_error(format!("its key is {}, which cannot be a key", describe(&key))))
+            }
+            Err(_) => {}
+        }
+    }
+    Ok(fields)
+}
+
+fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>) -> Result<Event, TraceError> {
+    let place = |field: &str| format!("events[{index}].{field}");
+
+    // Falsy ids ("", 0, false, null, [], {}) are replaced before validation.
+    let event_id = match take_field(&mut fields, "event_id") {
+        Some(value) if value.is_truthy() => {
+            into_string(value).map_err(|other| wrong_type(&place("event_id"), "a string", &other))?
+        }
+        _ => format!("evt_{:03}", index + 1),
+    };
+    let channel = match take_field(&mut fields, "channel") {
+        None => return Err(TraceError::MissingChannel { place: place("channel") }),
+        Some(value) => match value.as_str().and_then(Channel::from_name) {
+            Some(channel) => channel,
+            None => return Err(TraceError::UnknownChannel { place: place("channel"), found: describe(&value) }),
+        },
+    };
+    let source = string_field(&mut fields, "source", "unknown", &place("source"))?;
+    let target = string_field(&mut fields, "target", "unknown", &place("target"))?;
+    let content = match take_field(&mut fields, "content") {
+        None => PyValue::Str(String::new()),
+        Some(value @ (PyValue::Str(_) | PyValue::Array(_) | PyValue::Object(_))) => value,
+        Some(other) => return Err(wrong_type(&place("content"), "a string, an object or an array", &other)),
+    };
+    let metadata = match take_field(&mut fields, "metadata") {
+        None => Vec::new(),
+        Some(value) => into_entries(value).map_err(|other| wrong_type(&place("metadata"), "an object", &other))?,
+    };
+    check_timestamp(take_field(&mut fields, "timestamp"), || place("timestamp"))?;
+    let text = flatten(&content);
+    Ok(Event { event_id, channel, source, target, content, metadata, text })
+}
+
+/// Removes and returns the value of `key`; for repeated keys (possible in an
+/// event given as pairs) the last one, as a Python dict keeps.
+fn take_field(fields: &mut [(String, PyValue)], key: &str) -> Option<PyValue> {
+    fields.iter_mut().rev().find(|(k, _)| k == key).map(|(_, v)| std::mem::take(v))
+}
+
+/// A string field with a default; present values must be strings (pydantic
+/// does not coerce numbers or null to text).
+fn string_field(fields: &mut [(String, PyValue)], key: &str, default: &str, place: &str) -> Result<String, TraceError> {
+    match take_field(fields, key) {
+        None => Ok(default.to_owned()),
+        Some(value) => into_string(value).map_err(|other| wrong_type(place, "a string", &other)),
+    }
+}
+
+// `PyValue` has an iterative `Drop`, so its fields are taken, not moved out.
+fn into_string(mut value: PyValue) -> Result<String, PyValue> {
+    if let PyValue::Str(s) = &mut value {
+        return Ok(std::mem::take(s));
+    }
+    Err(value)
+}
+
+fn into_entries(mut value: PyValue) -> Result<Vec<(String, PyValue)>, PyValue> {
+    if let PyValue::Object(entries) = &mut value {
+        return Ok(std::mem::take(entries));
+    }
+    Err(value)
+}
+
+fn check_timestamp(value: Option<PyValue>, place: impl FnOnce() -> String) -> Result<(), TraceError> {
+    match value {
+        Some(value) if !is_valid_timestamp(&value) => {
+            Err(TraceError::BadTimestamp { place: place(), found: describe(&value) })
+        }
+        _ => Ok(()),
+    }
+}
+
+fn wrong_type(place: &str, expected: &'static str, found: &PyValue) -> TraceError {
+    TraceError::WrongType { place: place.to_owned(), expected, found: describe(found) }
+}
+
+/// A short description of a value for error messages.
+fn describe(value: &PyValue) -> String {
+    match value {
+        PyValue::Null => "null".into(),
+        PyValue::Bool(b) => b.to_string(),
+        PyValue::Int(digits) => format!("the number {}", shortened(digits)),
+        PyValue::Float(x) => format!("the number {}", py_float_repr(*x)),
+        PyValue::Str(s) => format!("the string {}", quoted(s)),
+        PyValue::Array(items) => format!("an array of {}", counted(items.len(), "item")),
+        PyValue::Object(entries) => format!("an object with {}", counted(entries.len(), "key")),
+    }
+}
+
+fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+fn quoted(s: &str) -> String {
+    format!("{:?}", shortened(s))
+}
+
+/// Long values are cut in messages (the message must stay readable).
+fn shortened(s: &str) -> Cow<'_, str> {
+    const LIMIT: usize = 60;
+    match s.char_indices().nth(LIMIT) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", s.get(..cut).unwrap_or(s))),
+        None => Cow::Borrowed(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(doc: &str) -> Result<Trace, TraceError> {
+        parse_trace(doc.as_bytes())
+    }
+
+    fn error(doc: &str) -> String {
+        match parse(doc) {
+            Ok(trace) => panic!("expected an error, parsed {trace:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn defaults_fill_a_minimal_trace() {
+        let trace = parse(r#"{"events": [{"channel": "log"}]}"#).unwrap();
+        assert_eq!(
+            (trace.run_id.as_str(), trace.agent_name.as_str(), trace.scenario_id, trace.subject.as_str()),
+            ("run", "unknown_agent", None, "")
+        );
+        assert_eq!(trace.task_success, None);
+        let event = &trace.events[0];
+        assert_eq!((event.event_id.as_str(), event.channel), ("evt_001", Channel::Log));
+        assert_eq!((event.source.as_str(), event.target.as_str()), ("unknown", "unknown"));
+        assert_eq!((event.content.clone(), event.text.as_str()), (PyValue::Str(String::new()), ""));
+        assert!(event.metadata.is_empty());
+        assert!(parse("{}").unwrap().events.is_empty());
+    }
+
+    #[test]
+    fn fields_are_read() {
+        let trace = parse(
+            r#"{"run_id": "r1", "agent_name": "bot", "scenario_id": "s9", "subject": "p-42",
+                "task_success": "yes", "timestamp": 1700000000, "ignored": [1],
+                "events": [{"event_id": "e1", "channel": "tool_call", "source": " agent ", "target": "api",
+                            "content": {"user_email": "a@b.io"}, "metadata": {"purpose": "billing"},
+                            "timestamp": "2026-03-01", "extra": true}]}"#,
+        )
+        .unwrap();
+        assert_eq!((trace.run_id.as_str(), trace.agent_name.as_str()), ("r1", "bot"));
+        assert_eq!((trace.scenario_id.as_deref(), trace.subject.as_str()), (Some("s9"), "p-42"));
+        assert_eq!(trace.task_success, Some(true));
+        let e = &trace.events[0];
+        assert_eq!((e.event_id.as_str(), e.channel, e.source.as_str()), ("e1", Channel::ToolCall, " agent "));
+        assert_eq!(e.text, "user email: a@b.io");
+        assert_eq!(e.metadata, vec![("purpose".to_owned(), PyValue::Str("billing".into()))]);
+    }
+
+    #[test]
+    fn event_ids_are_numbered_by_position_when_absent_or_falsy() {
+        let mut doc = String::from(r#"{"events": ["#);
+        for i in 0..1000 {
+            let id = match i {
+                1 => r#""event_id": "", "#,
+                2 => r#""event_id": 0, "#,
+                3 => r#""event_id": null, "#,
+                4 => r#""event_id": false, "#,
+                5 => r#""event_id": [], "#,
+                6 => r#""event_id": "custom_7", "#,
+                7 => r#""event_id": 0.0, "#,
+                _ => "",
+            };
+            doc.push_str(&format!(r#"{}{{{id}"channel": "log"}}"#, if i > 0 { "," } else { "" }));
+        }
+        doc.push_str("]}");
+        let trace = parse(&doc).unwrap();
+        let ids: Vec<&str> = trace.events.iter().map(|e| e.event_id.as_str()).collect();
+        assert_eq!(
+            &ids[..9],
+            ["evt_001", "evt_002", "evt_003", "evt_004", "evt_005", "evt_006", "custom_7", "evt_008", "evt_009"]
+        );
+        assert_eq!(ids[99], "evt_100");
+        assert_eq!(ids[999], "evt_1000");
+    }
+
+    #[test]
+    fn events_given_as_pairs_are_objects() {
+        let trace = parse(
+            r#"{"events": [[["channel", "log"], ["content", {"a": 1}], ["channel", "final_output"], [1, "x"], "ab"],
+                           [{"channel": 0, "log": 0}]]}"#,
+        )
+        .unwrap();
+        assert_eq!(trace.events[0].channel, Channel::FinalOutput, "the last repeated key wins");
+        assert_eq!(trace.events[0].text, "a: 1");
+        // A two-key object is a pair of its keys: {"channel": …, "log": …} sets channel=log.
+        assert_eq!(trace.events[1].channel, Channel::Log);
+        assert!(error(r#"{"events": [[["channel", "log", 3]]]}"#).contains("events[0]: cannot be read as an event"));
+        assert!(error(r#"{"events": [[[["k"], "log"]]]}"#).contains("cannot be a key"));
+        assert!(error(r#"{"events": [[5]]}"#).contains("item 0 of this array"));
+    }
+
+    #[test]
+    fn events_value_is_iterated_like_python() {
+        assert!(parse(r#"{"events": {}}"#).unwrap().events.is_empty());
+        assert!(parse(r#"{"events": ""}"#).unwrap().events.is_empty());
+        assert!(parse(r#"{"events": []}"#).unwrap().events.is_empty());
+        assert_eq!(
+            error(r#"{"events": {"a": 1}}"#),
+            "events: expected an array of event objects, found an object with 1 key"
+        );
+        assert_eq!(error(r#"{"events": "ab"}"#), "events: expected an array of event objects, found the string \"ab\"");
+        assert_eq!(error(r#"{"events": null}"#), "events: expected an array of event objects, found null");
+        assert_eq!(error(r#"{"events": 3}"#), "events: expected an array of event objects, found the number 3");
+        assert_eq!(error(r#"{"events": [null]}"#), "events[0]: expected an event object, found null");
+        assert!(error(r#"{"events": [""]}"#).starts_with("events[0].channel: missing"));
+    }
+
+    #[test]
+    fn validation_errors_name_the_place() {
+        assert_eq!(
+            error(r#"{"events": [{"channel": "log"}, {"channel": "log"}, {"channel": "log"}, {"channel": "foo"}]}"#),
+            "events[3].channel: unknown channel the string \"foo\" (expected one of user_input, final_output, \
+             inter_agent_message, shared_memory, tool_call, tool_response, log, generated_file, spelled exactly)"
+        );
+        assert!(error(r#"{"events": [{"channel": "Tool_Call"}]}"#).starts_with("events[0].channel: unknown channel"));
+        assert!(error(r#"{"events": [{"channel": 5}]}"#).starts_with("events[0].channel: unknown channel the number 5"));
+        assert!(error(r#"{"events": [{"content": "x"}]}"#).starts_with("events[0].channel: missing"));
+        assert_eq!(error(r#"{"run_id": 123}"#), "run_id: expected a string, found the number 123");
+        assert_eq!(error(r#"{"run_id": null}"#), "run_id: expected a string, found null");
+        assert_eq!(error(r#"{"agent_name": ["x"]}"#), "agent_name: expected a string, found an array of 1 item");
+        assert_eq!(error(r#"{"scenario_id": 1.5}"#), "scenario_id: expected a string or null, found the number 1.5");
+        assert_eq!(
+            error(r#"{"events": [{"channel": "log", "event_id": 5}]}"#),
+            "events[0].event_id: expected a string, found the number 5"
+        );
+        assert_eq!(
+            error(r#"{"events": [{"channel": "log", "source": null}]}"#),
+            "events[0].source: expected a string, found null"
+        );
+        assert_eq!(
+            error(r#"{"events": [{"channel": "log", "target": 7}]}"#),
+            "events[0].target: expected a string, found the number 7"
+        );
+        for (content, found) in
+            [("true", "true"), ("null", "null"), ("4111111111111111", "the number 4111111111111111")]
+        {
+            assert_eq!(
+                error(&format!(r#"{{"events": [{{"channel": "log", "content": {content}}}]}}"#)),
+                format!("events[0].content: expected a string, an object or an array, found {found}")
+            );
+        }
+        assert_eq!(
+            error(r#"{"events": [{"channel": "log", "metadata": "oops"}]}"#),
+            "events[0].metadata: expected an object, found the string \"oops\""
+        );
+        assert!(error(r#"{"task_success": 2}"#).starts_with("task_success: the number 2 is not a boolean"));
+        assert!(error(r#"{"events": [{"channel": "log", "timestamp": "yesterday"}]}"#)
+            .starts_with("events[0].timestamp: the string \"yesterday\" is not a valid timestamp"));
+        assert!(error(r#"{"timestamp": null}"#).starts_with("timestamp: null is not a valid timestamp"));
+    }
+
+    #[test]
+    fn top_level_and_json_errors() {
+        assert_eq!(
+            error("[1, 2]"),
+            "top level: a trace must be a JSON object with an \"events\" array, but the file holds an array of 2 items"
+        );
+        assert!(error("\"x\"").contains("holds the string \"x\""));
+        assert_eq!(
+            error("{\n  \"events\": [\n    {\"channel\": \"log\",}\n  ]\n}"),
+            "line 3, column 23: invalid JSON: expected an object key in double quotes"
+        );
+        assert_eq!(error(r#"{"run_id": "edge_bad", "events": ["#), "line 1, column 35: invalid JSON: expected a value");
+    }
+
+    #[test]
+    fn task_success_coercion() {
+        for (doc, want) in [("true", Some(true)), ("0", Some(false)), ("\"off\"", Some(false)), ("null", None)] {
+            assert_eq!(parse(&format!(r#"{{"task_success": {doc}}}"#)).unwrap().task_success, want, "{doc}");
+        }
+    }
+
+    #[test]
+    fn long_values_are_shortened_in_messages() {
+        let long = "x".repeat(500);
+        let msg = error(&format!(r#"{{"events": [{{"channel": "{long}"}}]}}"#));
+        assert!(msg.len() < 300, "{msg}");
+        assert!(msg.contains(&format!("\"{}…\"", "x".repeat(60))));
+    }
+
+    #[test]
+    fn lone_surrogates_parse_into_the_marker() {
+        let trace =
+            parse(r#"{"events": [{"channel": "log", "source": "\ud83d", "content": "bad \ud83d mail"}]}"#).unwrap();
+        assert_eq!(trace.events[0].source, LONE_SURROGATE.to_string());
+        assert_eq!(trace.events[0].text, format!("bad {LONE_SURROGATE} mail"));
+        assert!(error(r#"{"events": [{"channel": "lo\ud83d"}]}"#).contains("unknown channel"));
+    }
+}

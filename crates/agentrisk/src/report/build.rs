@@ -1,0 +1,259 @@
+//! Building the AgentLeak v2 report from a run's findings (spec 3.1–3.7,
+//! 3.9, 3.12–3.13). Wording of recommendations and advice is ours; which
+//! entries appear, in which order, with which data types and priority, is
+//! the reference's.
+
+use crate::analyze::Finding;
+use crate::model::{
+    AgentRiskBlock, Channel, ChannelRisk, CrossSession, Detection, Finding as ReportFinding, Level, PrivacyPolicy,
+    RemediationHint, Report, Summary, Utility, REPORT_KIND,
+};
+use crate::score::{
+    agentrisk_from_secrets, channel_risks, gate, round_dp, secrets_from_sightings, ScoringConfig, ScoringError,
+    Sighting,
+};
+
+/// What the report says about the trace itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunFacts {
+    pub run_id: String,
+    pub agent_name: String,
+    pub scenario_id: Option<String>,
+    pub task_success: Option<bool>,
+    pub event_count: usize,
+}
+
+/// Report settings that do not change detection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportOptions {
+    pub project: String,
+    pub scoring: ScoringConfig,
+    pub redact_values: bool,
+    pub detection: Detection,
+    pub warnings: Vec<String>,
+    /// UTC time of rendering, Python `isoformat()` style; the caller's clock.
+    pub generated_at: String,
+}
+
+/// Builds the report. `evaluate_policy` receives the rounded risk index and
+/// the leaked findings (final order) and returns the `privacy_policy` block,
+/// which feeds the gate.
+pub fn build_report(
+    facts: &RunFacts,
+    findings: &[Finding],
+    options: &ReportOptions,
+    evaluate_policy: impl FnOnce(f64, &[&Finding]) -> PrivacyPolicy,
+) -> Result<Report, ScoringError> {
+    let scoring = &options.scoring;
+    let sightings = findings.iter().map(|f| Sighting {
+        data_type: &f.data_type,
+        value: &f.matched_value,
+        level: f.level,
+        channel: f.channel,
+    });
+    let secrets = secrets_from_sightings(sightings, scoring);
+    let risk = agentrisk_from_secrets(&secrets, scoring)?;
+    let leaked: Vec<&Finding> = findings.iter().filter(|f| f.channel.is_disclosure()).collect();
+    let policy = evaluate_policy(round_dp(risk.ri, 4), &leaked);
+    let g = gate(risk.ri, risk.has_critical, !policy.passed, scoring);
+    let ri_by_channel: Vec<(Channel, f64)> = risk.ri_by_channel();
+    let levels: Vec<(Channel, Level)> = findings.iter().map(|f| (f.channel, f.level)).collect();
+    let risks = channel_risks(&levels, &ri_by_channel);
+    let mut detectors: Vec<String> = findings.iter().map(|f| f.detector.clone()).collect();
+    detectors.sort();
+    detectors.dedup();
+
+    Ok(Report {
+        report: REPORT_KIND.to_owned(),
+        version: 2,
+        scoring: "agentrisk".to_owned(),
+        project: options.project.clone(),
+        run_id: facts.run_id.clone(),
+        agent_name: facts.agent_name.clone(),
+        scenario_id: facts.scenario_id.clone(),
+        generated_at: options.generated_at.clone(),
+        event_count: facts.event_count as u64,
+        privacy_score: i64::from(g.privacy_score),
+        verdict: g.verdict.as_str().to_owned(),
+        risk_index: g.risk_index,
+        wsl: risk.wsl as i64,
+        rho_s: risk.rho_s as i64,
+        scope_def: risk.scope_def.clone(),
+        blocked: g.blocked,
+        degraded: options.detection.degraded,
+        detection: Some(options.detection.clone()),
+        warnings: options.warnings.clone(),
+        privacy_policy: Some(policy),
+        utility: facts.task_success.map(|task_success| {
+            let leaked = risk.leaked_count > 0;
+            let quadrant = match (task_success, leaked) {
+                (true, true) => "useful_but_leaky",
+                (true, false) => "useful_and_safe",
+                (false, true) => "failed_and_leaky",
+                (false, false) => "safe_by_failing",
+            };
+            Utility { task_success, leaked, quadrant: quadrant.to_owned() }
+        }),
+        cross_session: Some(CrossSession {
+            enabled: false,
+            subject: String::new(),
+            passed: true,
+            secrets_attributed: 0,
+            cross_subject_disclosures: Vec::new(),
+            reason: "no subject ledger configured".to_owned(),
+        }),
+        summary: Summary {
+            total_findings: leaked.len() as u64,
+            detected_total: findings.len() as u64,
+            leaked_secrets: risk.leaked_count,
+            vault_secrets: risk.vault_count,
+            level_profile: risk.level_profile,
+            vault_level_profile: risk.vault_level_profile,
+            has_critical: risk.has_critical,
+        },
+        findings: leaked.iter().map(|f| report_finding(f, &facts.run_id, options.redact_values)).collect(),
+        recommendations: recommendations(&risks, !leaked.is_empty()),
+        remediation_hints: remediation_hints(&risks, &leaked),
+        channel_risks: risks,
+        agentrisk: Some(AgentRiskBlock {
+            ri_global: g.risk_index,
+            ri_by_channel: ri_by_channel.iter().map(|&(c, v)| (c, round_dp(v, 4))).collect(),
+            ri_by_domain: Default::default(),
+            wsl: risk.wsl as i64,
+            rho_s: risk.rho_s as i64,
+            level_profile: risk.level_profile,
+            vault_level_profile: risk.vault_level_profile,
+            leaked_count: risk.leaked_count,
+            vault_count: risk.vault_count,
+            rank_robust: true,
+            detectors,
+            scope_def: risk.scope_def,
+            weights: Some(risk.weights.iter().map(|&w| w as i64).collect()),
+        }),
+        compliance: None,
+        flow: None,
+        leak_paths: None,
+    })
+}
+
+fn report_finding(f: &Finding, run_id: &str, redact_values: bool) -> ReportFinding {
+    ReportFinding {
+        finding_id: f.finding_id.clone(),
+        run_id: run_id.to_owned(),
+        event_id: f.event_id.clone(),
+        channel: f.channel,
+        data_type: f.data_type.clone(),
+        severity: f.severity.as_str().to_owned(),
+        level: f.level,
+        confidence: round_dp(f.confidence, 3),
+        redacted_value: f.redacted_value(),
+        detector: f.detector.clone(),
+        recommendation: f.recommendation.clone(),
+        source: f.source.clone(),
+        target: f.target.clone(),
+        matched_value: (!redact_values).then(|| f.matched_value.clone()),
+        level_label: f.level.label().to_owned(),
+        badge: f.level.badge().to_owned(),
+    }
+}
+
+/// Our one-line guidance per disclosure channel.
+fn channel_sentence(channel: Channel) -> Option<&'static str> {
+    Some(match channel {
+        Channel::FinalOutput => {
+            "Check final answers for personal data before they reach the user or a publication step."
+        }
+        Channel::InterAgentMessage => {
+            "Send other agents only the fields their task needs; keep raw records with the agent that owns them."
+        }
+        Channel::SharedMemory => "Store references or masked values in shared memory, not raw personal data.",
+        Channel::ToolCall => "Strip or mask personal fields from tool arguments before calling external tools.",
+        Channel::Log => "Redact sensitive fields where logs are written instead of logging whole payloads.",
+        Channel::GeneratedFile => "Review generated files for personal data before they are saved or shared.",
+        Channel::UserInput | Channel::ToolResponse => return None,
+    })
+}
+
+const GENERAL_RECOMMENDATIONS: [&str; 2] = [
+    "Give each agent and tool the least data it needs, and scope credentials per role.",
+    "Re-run this analysis in CI so a new leak blocks the change that introduced it.",
+];
+
+fn recommendations(risks: &[ChannelRisk], any_leak: bool) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: &str| {
+        if !out.iter().any(|o| o == s) {
+            out.push(s.to_owned());
+        }
+    };
+    for r in risks {
+        if let Some(s) = channel_sentence(r.channel) {
+            push(s);
+        }
+    }
+    if any_leak {
+        GENERAL_RECOMMENDATIONS.iter().for_each(|s| push(s));
+    }
+    out
+}
+
+/// Our advice and a small code sketch per disclosure channel.
+fn remediation_template(channel: Channel) -> Option<(&'static str, &'static str)> {
+    Some(match channel {
+        Channel::FinalOutput => (
+            "Run an output filter that masks detected values before the answer is returned.",
+            "def safe_answer(text, detect):\n    for finding in detect(text):\n        text = text.replace(finding.value, mask(finding.value))\n    return text",
+        ),
+        Channel::InterAgentMessage => (
+            "Pass other agents a minimal, purpose-bound view of the record.",
+            "def message_for(agent, record, needed_fields):\n    return {k: record[k] for k in needed_fields[agent.role] if k in record}",
+        ),
+        Channel::SharedMemory => (
+            "Keep raw values in a vault and write only opaque references to shared memory.",
+            "def remember(memory, key, value, vault):\n    memory[key] = vault.put(value)  # an opaque reference, not the value",
+        ),
+        Channel::ToolCall => (
+            "Allow-list the arguments each tool may receive and mask the rest.",
+            "def call_tool(tool, args, allowed):\n    safe = {k: v for k, v in args.items() if k in allowed[tool.name]}\n    return tool(**safe)",
+        ),
+        Channel::Log => (
+            "Redact sensitive fields in a logging filter, before records are written.",
+            "class RedactFilter(logging.Filter):\n    def filter(self, record):\n        record.msg = redact(str(record.msg))\n        return True",
+        ),
+        Channel::GeneratedFile => (
+            "Scan generated documents and hold them for review when they contain personal data.",
+            "def save_document(path, text, detect):\n    if detect(text):\n        raise ReviewRequired(path)\n    write(path, text)",
+        ),
+        Channel::UserInput | Channel::ToolResponse => return None,
+    })
+}
+
+fn remediation_hints(risks: &[ChannelRisk], leaked: &[&Finding]) -> Vec<RemediationHint> {
+    let mut out = Vec::new();
+    for r in risks {
+        let on_channel: Vec<&&Finding> = leaked.iter().filter(|f| f.channel == r.channel).collect();
+        let (Some((advice, code_fix)), false) = (remediation_template(r.channel), on_channel.is_empty()) else {
+            continue;
+        };
+        if out.iter().any(|h: &RemediationHint| h.channel == r.channel) {
+            continue;
+        }
+        let mut data_types: Vec<String> = on_channel.iter().map(|f| f.data_type.clone()).collect();
+        data_types.sort();
+        data_types.dedup();
+        let top = on_channel.iter().map(|f| f.level).max().unwrap_or(Level::L1);
+        let priority = match top.get() {
+            4 => "critical",
+            3 => "high",
+            _ => "medium",
+        };
+        out.push(RemediationHint {
+            channel: r.channel,
+            data_types,
+            priority: priority.to_owned(),
+            advice: advice.to_owned(),
+            code_fix: code_fix.to_owned(),
+        });
+    }
+    out
+}

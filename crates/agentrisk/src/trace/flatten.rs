@@ -1,0 +1,231 @@
+//! Event content to searchable text (spec 1.4): the only form detectors see.
+//!
+//! Strings stay as they are; objects become `<key>: <value>` entries and
+//! arrays their items, both joined with `" | "`; other values inside
+//! containers take Python's `str()` spelling (`True`, `None`, `1e+21`), since
+//! that is what the reference's regexes ran over. Written without recursion,
+//! so nesting depth is bounded by memory only.
+
+use super::json::{walk, PyValue, Visitor};
+use crate::pyunicode;
+
+/// The searchable text of an event's content.
+pub fn flatten(content: &PyValue) -> String {
+    if let PyValue::Str(s) = content {
+        return s.clone();
+    }
+    let mut flat = Flattener { out: String::new() };
+    walk(content, &mut flat);
+    flat.out
+}
+
+/// An object key as it appears in flattened text: `_` and `-` become spaces,
+/// then surrounding Python whitespace is stripped (`patient_name` →
+/// `patient name`, `-x-` → `x`, `a__b` → `a  b`).
+pub fn humanise_key(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    push_humanised_key(&mut out, key);
+    out
+}
+
+fn push_humanised_key(out: &mut String, key: &str) {
+    // Stripping `_`/`-` together with whitespace and then mapping the rest
+    // equals mapping first and stripping after, without a temporary string.
+    let core = key.trim_matches(|c: char| c == '_' || c == '-' || pyunicode::is_space(c));
+    if core.bytes().any(|b| b == b'_' || b == b'-') {
+        out.extend(core.chars().map(|c| if c == '_' || c == '-' { ' ' } else { c }));
+    } else {
+        out.push_str(core);
+    }
+}
+
+struct Flattener {
+    out: String,
+}
+
+impl Visitor for Flattener {
+    fn scalar(&mut self, value: &PyValue) {
+        push_py_str(&mut self.out, value);
+    }
+    fn open(&mut self, _is_object: bool) {}
+    fn item(&mut self, index: usize, key: Option<&str>) {
+        if index > 0 {
+            self.out.push_str(" | ");
+        }
+        if let Some(key) = key {
+            push_humanised_key(&mut self.out, key);
+            self.out.push_str(": ");
+        }
+    }
+    fn close(&mut self, _is_object: bool) {}
+}
+
+/// Python `str()` of a scalar.
+fn push_py_str(out: &mut String, value: &PyValue) {
+    match value {
+        PyValue::Null => out.push_str("None"),
+        PyValue::Bool(true) => out.push_str("True"),
+        PyValue::Bool(false) => out.push_str("False"),
+        PyValue::Int(digits) => out.push_str(digits),
+        PyValue::Float(x) => out.push_str(&py_float_repr(*x)),
+        PyValue::Str(s) => out.push_str(s),
+        PyValue::Array(_) | PyValue::Object(_) => {}
+    }
+}
+
+/// Python's `repr(float)`: the shortest digits that round-trip, in plain
+/// notation when the decimal exponent is in `-4..16` (always with a digit
+/// after the point), otherwise as `d.ddde±XX`.
+pub fn py_float_repr(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    // `{:e}` gives the shortest round-trip digits as `d.ddde-N`, but when the
+    // value lies exactly halfway between two such digit strings it rounds the
+    // tie up, where Python takes the even one (1854465107482312.25 is
+    // `…312.2` in Python). The correctly rounded (half-even) string of the
+    // same length is Python's whenever it round-trips.
+    let shortest = format!("{:e}", x.abs());
+    let significant = shortest.split('e').next().map_or(1, |m| m.bytes().filter(u8::is_ascii_digit).count());
+    let nearest = format!("{:.*e}", significant.saturating_sub(1), x.abs());
+    let sci = if nearest != shortest && nearest.parse::<f64>() == Ok(x.abs()) { nearest } else { shortest };
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let mut out = String::with_capacity(digits.len() + 8);
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    if (-4..16).contains(&exponent) {
+        if exponent < 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-exponent - 1) as usize));
+            out.push_str(&digits);
+        } else {
+            let int_len = exponent as usize + 1;
+            let (int_part, frac_part) = digits.split_at(int_len.min(digits.len()));
+            out.push_str(int_part);
+            out.extend(std::iter::repeat_n('0', int_len.saturating_sub(digits.len())));
+            out.push('.');
+            out.push_str(if frac_part.is_empty() { "0" } else { frac_part });
+        }
+    } else {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        out.push_str(&format!("e{}{:02}", if exponent < 0 { '-' } else { '+' }, exponent.unsigned_abs()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::json::parse_json;
+
+    fn flat(doc: &str) -> String {
+        flatten(&parse_json(doc.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn float_repr_matches_python() {
+        // (JSON literal, Python repr of the double it denotes)
+        let cases = [
+            ("3.14", "3.14"),
+            ("1e21", "1e+21"),
+            ("1e-7", "1e-07"),
+            ("1E2", "100.0"),
+            ("-0.0", "-0.0"),
+            ("0.0", "0.0"),
+            ("1e-5", "1e-05"),
+            ("1.5e16", "1.5e+16"),
+            ("123456789.0", "123456789.0"),
+            ("0.0001", "0.0001"),
+            ("0.00012345", "0.00012345"),
+            ("1e16", "1e+16"),
+            ("1e15", "1000000000000000.0"),
+            ("9999999999999998.0", "9999999999999998.0"),
+            ("-2.5", "-2.5"),
+            ("1.0", "1.0"),
+            ("123456789012345678.0", "1.2345678901234568e+17"),
+            ("5e-324", "5e-324"),
+            ("1.7976931348623157e308", "1.7976931348623157e+308"),
+            ("-1.5e-10", "-1.5e-10"),
+            ("12.0e100", "1.2e+101"),
+            // Exactly halfway between two shortest strings: Python takes the
+            // even last digit, Rust's shortest formatting the upper one.
+            ("1854465107482312.25", "1854465107482312.2"),
+            ("20876758098528.3125", "20876758098528.312"),
+            ("-1257454649570539.25", "-1257454649570539.2"),
+            ("17939911606132.5625", "17939911606132.562"),
+            ("NaN", "nan"),
+            ("inf", "inf"),
+            ("-inf", "-inf"),
+        ];
+        for (literal, want) in cases {
+            let x: f64 = literal.parse().unwrap();
+            assert_eq!(py_float_repr(x), want, "repr of {literal}");
+        }
+        assert_eq!(py_float_repr(0.1 + 0.2), "0.30000000000000004");
+    }
+
+    #[test]
+    fn keys_are_humanised_with_python_strip() {
+        assert_eq!(humanise_key("patient_name"), "patient name");
+        assert_eq!(humanise_key("-x-"), "x");
+        assert_eq!(humanise_key("a__b"), "a  b");
+        assert_eq!(humanise_key("api-key"), "api key");
+        // U+001F is whitespace to Python, not to Rust's trim.
+        assert_eq!(humanise_key("\u{1f}id_"), "id");
+        assert_eq!(humanise_key("__"), "");
+    }
+
+    #[test]
+    fn spec_examples() {
+        assert_eq!(flat(r#""plain text""#), "plain text");
+        assert_eq!(flat(r#"{"patient_name": "Ann", "mrn": "123"}"#), "patient name: Ann | mrn: 123");
+        assert_eq!(flat(r#"["a", ["b", "c"], {"k": "v"}]"#), "a | b | c | k: v");
+        assert_eq!(flat(r#"{"empty": ""}"#), "empty: ");
+        assert_eq!(flat("{}"), "");
+        assert_eq!(flat("[]"), "");
+        assert_eq!(flat(r#"{"a": {}, "b": []}"#), "a:  | b: ");
+        // Duplicate keys: the first position, the last value.
+        assert_eq!(flat(r#"{"x": 1, "y": 2, "x": 3}"#), "x: 3 | y: 2");
+    }
+
+    #[test]
+    fn scalars_in_containers_use_python_str() {
+        // The corpus case edge_content_scalars_in_object.
+        let doc = r#"{"flag": true, "ssn": null, "pi": 3.14, "big_float": 1e+21, "tiny": 1e-07,
+            "sin": 123456789, "bigint": 123456789012345678901234567890,
+            "nested": {"deep_list": [1, "two", {"card_number": "4111 1111 1111 1111"}]},
+            "empty_obj": {}, "empty_list": []}"#;
+        assert_eq!(
+            flat(doc),
+            "flag: True | ssn: None | pi: 3.14 | big float: 1e+21 | tiny: 1e-07 | sin: 123456789 | \
+             bigint: 123456789012345678901234567890 | nested: deep list: 1 | two | card number: \
+             4111 1111 1111 1111 | empty obj:  | empty list: "
+        );
+        assert_eq!(
+            flat("[false, -0, -0.0, 1E2, NaN, -Infinity, 1e400]"),
+            "False | 0 | -0.0 | 100.0 | nan | -inf | inf"
+        );
+    }
+
+    #[test]
+    fn deep_nesting_flattens_without_recursion() {
+        let depth = 100_000;
+        let doc = format!("{}\"core\", 7{}", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(flat(&doc), "core | 7");
+        let doc = format!("{}1{}", "{\"a_b\": ".repeat(depth), "}".repeat(depth));
+        let text = flat(&doc);
+        assert_eq!(text.len(), depth * "a b: ".len() + 1);
+        assert!(text.starts_with("a b: a b: ") && text.ends_with("a b: 1"));
+    }
+}
