@@ -13,6 +13,7 @@ pub mod analyze;
 pub mod config;
 pub mod detect;
 pub mod model;
+pub mod pipeline;
 pub mod pyunicode;
 pub mod report;
 pub mod score;

@@ -9,6 +9,7 @@
 
 mod build;
 mod load;
+pub mod policy;
 mod rescore;
 
 pub use build::{build_report, ReportOptions, RunFacts};
