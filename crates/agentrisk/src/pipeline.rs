@@ -197,3 +197,46 @@ fn check_encodable(report: &Report) -> Result<(), AnalysisError> {
         .unwrap_or_else(|| "the report".to_owned());
     Err(AnalysisError::LoneSurrogate(place))
 }
+
+/// What a dropped or named file turned out to be, once loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loaded {
+    /// An AgentLeak report, with its re-scoring.
+    Report { report: Box<Report>, rescore: crate::report::Rescore },
+    /// A trace, analysed here: the report we computed for it.
+    Trace { report: Box<Report>, trace: Box<Trace> },
+}
+
+/// Why a file could not be loaded; `Display` names the place and the problem.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LoadFileError {
+    #[error("{0}")]
+    Report(#[from] crate::report::LoadError),
+    #[error("{0}")]
+    Trace(#[from] crate::trace::TraceError),
+    #[error("{0}")]
+    Analysis(#[from] AnalysisError),
+}
+
+/// Loads a report or a trace, told apart by content: a JSON object whose
+/// `report` key is `"agentleak"` is a report; anything else is read as a
+/// trace (so a trace's own errors are what the user sees for other JSON).
+pub fn load_any(bytes: &[u8], input: &AnalysisInput<'_>) -> Result<Loaded, LoadFileError> {
+    if looks_like_report(bytes) {
+        let report = crate::report::load_report(bytes)?;
+        let rescore = crate::report::rescore_report(&report, &input.config.scoring);
+        return Ok(Loaded::Report { report: Box::new(report), rescore });
+    }
+    let trace = crate::trace::parse_trace(bytes)?;
+    let report = report_from_trace(&trace, input)?;
+    Ok(Loaded::Trace { report: Box::new(report), trace: Box::new(trace) })
+}
+
+/// A cheap look at the top level: `"report": "agentleak"` among the first
+/// keys (reports write it first). Deciding costs no full parse.
+fn looks_like_report(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = String::from_utf8_lossy(head);
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.trim_start_matches('\u{FEFF}').starts_with("{\"report\":\"agentleak\"")
+}
