@@ -4,13 +4,25 @@
 //! `agentrisk` crate. Exit codes: 0 = nothing blocked, 1 = some run blocked,
 //! 2 = usage error or a file that cannot be read or parsed.
 
+mod run;
+
 use agentrisk::{load_report, rescore_report, ScoreRecord, ScoringConfig};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage: agentrisk score [--json] [--fail-below N] [--no-block-on-critical] REPORT.json...
+usage: agentrisk run -t TRACE [-t TRACE ...] [-c CONFIG] [-o DIR|-] [-f json] [--fail-under N]
+                     [--canaries FILE] [-q]
+       agentrisk score [--json] [--fail-below N] [--no-block-on-critical] REPORT.json...
 
-Re-scores AgentLeak v2 reports and prints, per file: run id, Risk Index,
+run: analyses AgentLeak traces exactly as `agentleak run` (fast tier) does and
+writes one report per trace to DIR/<run_id>.json (default ./agentleak-reports;
+`-o -` writes the JSON to stdout). A short summary per run goes to stderr
+unless -q. Without -c every built-in detector runs; with any config file its
+toggles apply, and finance and hr are off unless it switches them on (the
+reference's behaviour, kept for parity).
+
+score: 
+re-scores AgentLeak v2 reports and prints, per file: run id, Risk Index,
 privacy score, verdict, gate decision, and whether the report's stored
 numbers agree with our recomputation (consistent / inconsistent).
 
@@ -52,6 +64,10 @@ fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
+        Some("run") => match run::parse_args(&args[1..]) {
+            Ok(run_args) => run::run(&run_args),
+            Err(message) => usage_error(&message),
+        },
         Some("score") => match parse_score_args(&args[1..]) {
             Ok(score_args) => score(&score_args),
             Err(message) => usage_error(&message),

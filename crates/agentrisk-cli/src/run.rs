@@ -1,0 +1,214 @@
+//! `agentrisk run`: the reference's `agentleak run` flags, on our core.
+
+use agentrisk::analyze::Canaries;
+use agentrisk::config::{config_from_yaml, AnalysisConfig};
+use agentrisk::pipeline::{report_from_trace, AnalysisInput};
+use agentrisk::trace::parse_trace;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+pub struct RunArgs {
+    traces: Vec<String>,
+    config: Option<String>,
+    out_dir: String,
+    fail_under: Option<i64>,
+    canaries: Option<String>,
+    quiet: bool,
+}
+
+pub fn parse_args(args: &[String]) -> Result<RunArgs, String> {
+    let mut out = RunArgs {
+        traces: Vec::new(),
+        config: None,
+        out_dir: "agentleak-reports".into(),
+        fail_under: None,
+        canaries: None,
+        quiet: false,
+    };
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let mut value = |flag: &str| iter.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "-t" | "--trace" => out.traces.push(value(arg)?),
+            "-c" | "--config" => out.config = Some(value(arg)?),
+            "-o" | "--output" => out.out_dir = value(arg)?,
+            "-f" | "--format" => {
+                let format = value(arg)?;
+                if format != "json" {
+                    return Err(format!("-f {format}: only json reports are written"));
+                }
+            }
+            "--fail-under" => {
+                let v = value(arg)?;
+                out.fail_under = Some(v.parse().map_err(|_| format!("--fail-under needs an integer, got {v:?}"))?);
+            }
+            "--canaries" => out.canaries = Some(value(arg)?),
+            "-q" | "--quiet" => out.quiet = true,
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if out.traces.is_empty() {
+        return Err("no trace given (use -t TRACE)".into());
+    }
+    Ok(out)
+}
+
+/// Loads the config and canaries, or says which file is wrong and why.
+fn setup(args: &RunArgs) -> Result<(AnalysisConfig, Option<Canaries>), String> {
+    let mut config = match &args.config {
+        None => AnalysisConfig::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
+            config_from_yaml(&text).map_err(|e| format!("{path}: {e}"))?
+        }
+    };
+    if let Some(n) = args.fail_under {
+        // As in the reference, --fail-under replaces the config's fail_below.
+        config.scoring.fail_below = n;
+    }
+    let canaries = match &args.canaries {
+        None => None,
+        Some(path) => Some(canaries_from_file(path).map_err(|e| format!("{path}: {e}"))?),
+    };
+    Ok((config, canaries))
+}
+
+fn canaries_from_file(path: &str) -> Result<Canaries, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("line {}, column {}: invalid JSON", e.line(), e.column()))?;
+    let tier = |key: &str| -> Result<Vec<String>, String> {
+        match value.get(key) {
+            None => Ok(Vec::new()),
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map(String::from).ok_or_else(|| format!("{key}: every canary must be a string")))
+                .collect(),
+            Some(_) => Err(format!("{key}: expected a list of strings")),
+        }
+    };
+    if !value.is_object() {
+        return Err("expected an object with \"obvious\", \"realistic\" and \"semantic\" lists".into());
+    }
+    Ok(Canaries { obvious: tier("obvious")?, realistic: tier("realistic")?, semantic: tier("semantic")? })
+}
+
+/// A run id made safe as a file name: anything but letters, digits, `.`,
+/// `_` and `-` becomes `_` (the reference writes the id unsanitised, so a
+/// `/` in it escapes or breaks its output directory).
+pub fn file_name_for(run_id: &str) -> String {
+    let safe: String =
+        run_id.chars().map(|c| if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
+    match safe.as_str() {
+        "" | "." | ".." => "run".to_owned(),
+        _ => safe,
+    }
+}
+
+pub fn run(args: &RunArgs) -> ExitCode {
+    let (config, canaries) = match setup(args) {
+        Ok(ok) => ok,
+        Err(message) => {
+            eprintln!("agentrisk: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    let to_stdout = args.out_dir == "-";
+    if !to_stdout {
+        if let Err(e) = std::fs::create_dir_all(&args.out_dir) {
+            eprintln!("agentrisk: {}: cannot create the output folder: {e}", args.out_dir);
+            return ExitCode::from(2);
+        }
+    }
+    let (mut failed, mut blocked) = (false, false);
+    for path in &args.traces {
+        let input =
+            AnalysisInput { config: &config, canaries: canaries.as_ref(), env: &env, generated_at: now_isoformat() };
+        let outcome = std::fs::read(path)
+            .map_err(|e| format!("cannot read: {e}"))
+            .and_then(|bytes| parse_trace(&bytes).map_err(|e| e.to_string()))
+            .and_then(|trace| report_from_trace(&trace, &input).map_err(|e| e.to_string()))
+            .and_then(|report| {
+                serde_json::to_string_pretty(&report).map(|json| (report, json)).map_err(|e| e.to_string())
+            });
+        let (report, json) = match outcome {
+            Ok(ok) => ok,
+            Err(message) => {
+                eprintln!("agentrisk: {path}: {message}");
+                failed = true;
+                continue;
+            }
+        };
+        let destination = if to_stdout {
+            println!("{json}");
+            "stdout".to_owned()
+        } else {
+            let file: PathBuf =
+                [args.out_dir.as_str(), &format!("{}.json", file_name_for(&report.run_id))].iter().collect();
+            // No trailing newline, like the reference's json.dumps output.
+            if let Err(e) = std::fs::write(&file, json.as_bytes()) {
+                eprintln!("agentrisk: {}: cannot write: {e}", file.display());
+                failed = true;
+                continue;
+            }
+            file.display().to_string()
+        };
+        blocked |= report.blocked;
+        if !args.quiet {
+            eprintln!(
+                "{path}: run {} · RI {:.4} · privacy score {} · {} · {} · {} findings → {destination}",
+                report.run_id,
+                report.risk_index,
+                report.privacy_score,
+                report.verdict,
+                if report.blocked { "blocked" } else { "not blocked" },
+                report.findings.len(),
+            );
+        }
+    }
+    if failed {
+        ExitCode::from(2)
+    } else if blocked {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The current UTC time as Python's `datetime.isoformat()` writes it.
+fn now_isoformat() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    isoformat(now.as_secs() as i64, now.subsec_micros())
+}
+
+fn isoformat(secs: i64, micros: u32) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let time = format!("{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60);
+    let fraction = if micros == 0 { String::new() } else { format!(".{micros:06}") };
+    format!("{year:04}-{month:02}-{day:02}T{time}{fraction}+00:00")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_and_file_names() {
+        assert_eq!(isoformat(0, 0), "1970-01-01T00:00:00+00:00");
+        assert_eq!(isoformat(1_796_223_149, 778_071), "2026-12-02T14:52:29.778071+00:00");
+        assert_eq!(file_name_for("run_healthcare_001"), "run_healthcare_001");
+        assert_eq!(file_name_for("../etc/x y"), ".._etc_x_y");
+        assert_eq!(file_name_for(".."), "run");
+    }
+}
