@@ -59,8 +59,8 @@ fn shape_error(bytes: &[u8], e: &serde_json::Error) -> LoadError {
             if map.get("report").and_then(|v| v.as_str()) != Some(REPORT_KIND) {
                 if map.contains_key("events") {
                     return not_a_report(
-                        "this is an AgentLeak trace (it has \"events\"); trace analysis is not available yet, \
-                         load the report that `agentleak run` wrote for it",
+                        "this is an AgentLeak trace (it has \"events\"), not a report; analyse it with \
+                         `agentrisk run -t FILE`",
                     );
                 }
                 return not_a_report("the top-level object has no \"report\": \"agentleak\" key");
