@@ -4,19 +4,61 @@
 //! or `{id, name, url}` (a bundled sample the worker fetches from the site).
 //! Worker → page: a JSON string of [`FromWorker`]. JSON strings cross the
 //! boundary faster than structured clones of nested objects, and only
-//! finished summaries ever reach the page.
+//! finished summaries ever reach the page: for a trace, its computed report
+//! and a bounded list of its events ([`EventRow`]), never the trace itself.
 
+use agentrisk::analyze::redact;
+use agentrisk::config::AnalysisConfig;
 use agentrisk::model::Report;
-use agentrisk::{load_report, rescore_report, Rescore, ScoringConfig};
+use agentrisk::pipeline::{detection_settings, load_any, AnalysisError, AnalysisInput, LoadFileError, Loaded};
+use agentrisk::score::BlockReason;
+use agentrisk::trace::Trace;
+use agentrisk::{Channel, Rescore, ScoringConfig};
+use aho_corasick::{AhoCorasick, MatchKind};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// At most this many events of a trace are sent to the page: the run view
+/// lists them all as table rows, and tens of thousands of rows would make
+/// the page slow to render and to scroll. The rest are counted, not sent.
+pub const EVENT_LIMIT: usize = 5_000;
+
+/// At most this many characters of an event's text are sent. A trace can
+/// hold whole documents in one event; the run view needs the start of each.
+pub const TEXT_LIMIT: usize = 2_000;
+
+/// Files larger than this get progress lines in their row while they are
+/// read and analysed; smaller ones are done before a status would be seen.
+pub const PROGRESS_FROM_BYTES: u64 = 5_000_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FromWorker {
     /// The worker has installed its message handler; queued files may be sent.
     Ready,
+    /// A large file entered a phase; `bytes` is its size.
+    Progress { id: u32, phase: Phase, bytes: u64 },
     /// One file is done.
     Done { id: u32, result: FileResult },
+}
+
+/// What the worker is doing with a large file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Reading the file's bytes into the worker.
+    Reading,
+    /// Parsing and analysing (detection, scoring, the report).
+    Analysing,
+}
+
+impl Phase {
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::Reading => "Reading…",
+            Phase::Analysing => "Analysing…",
+        }
+    }
 }
 
 /// What became of one file.
@@ -24,6 +66,7 @@ pub enum FromWorker {
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum FileResult {
     Report(Box<LoadedReport>),
+    Trace(Box<AnalysedTrace>),
     /// The file could not be used; the message names the place and the problem.
     Error {
         message: String,
@@ -38,13 +81,336 @@ pub struct LoadedReport {
     pub rescore: Rescore,
 }
 
-/// The worker's whole job for one file's bytes.
-pub fn analyze_bytes(bytes: &[u8]) -> FileResult {
-    match load_report(bytes) {
-        Ok(report) => {
-            let rescore = rescore_report(&report, &ScoringConfig::default());
-            FileResult::Report(Box::new(LoadedReport { report, rescore }))
+/// A trace analysed here: the report the core computed for it (what the
+/// reference would write with no config file) and what the run view lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysedTrace {
+    pub report: Report,
+    /// Why the gate blocked, read from the report's own fields.
+    pub block_reasons: Vec<BlockReason>,
+    /// The first [`EVENT_LIMIT`] events, in trace order.
+    pub events: Vec<EventRow>,
+    /// How many events the trace has (`events` may hold fewer).
+    pub events_total: usize,
+    /// True when the values to redact could not be known or searched for,
+    /// so no event text is sent at all rather than text that might show them.
+    pub text_withheld: bool,
+}
+
+impl AnalysedTrace {
+    /// Events of the trace that are not in [`AnalysedTrace::events`].
+    pub fn events_left_out(&self) -> usize {
+        self.events_total.saturating_sub(self.events.len())
+    }
+}
+
+/// One event as the run view lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventRow {
+    pub event_id: String,
+    pub channel: Channel,
+    pub source: String,
+    pub target: String,
+    /// The start of the event's flattened text (at most [`TEXT_LIMIT`]
+    /// characters), with every value a detector finds there, and every
+    /// leaked value, replaced by its redacted form.
+    pub text: Vec<TextPart>,
+    /// Characters in the whole flattened text.
+    pub text_chars: usize,
+    /// The report's findings on this event (same event id and channel).
+    pub finding_ids: Vec<String>,
+}
+
+impl EventRow {
+    /// True when `text` is only the start of the event's text.
+    pub fn text_truncated(&self) -> bool {
+        let shown: usize = self.text.iter().map(|p| p.as_str().chars().count()).sum();
+        shown < self.text_chars
+    }
+}
+
+/// A piece of an event's text. Redacted values keep their number of
+/// characters, so the pieces add up to the length of the text shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextPart {
+    Plain(String),
+    /// A leaked value (a finding's), as the report redacts it.
+    Leaked(String),
+    /// A value a built-in detector finds here that is no finding: a secret
+    /// the agent was given (a baseline channel) or a match the pipeline set
+    /// aside. Redacted the same way; the report never shows it either.
+    Detected(String),
+}
+
+impl TextPart {
+    pub fn as_str(&self) -> &str {
+        match self {
+            TextPart::Plain(s) | TextPart::Leaked(s) | TextPart::Detected(s) => s,
         }
+    }
+}
+
+/// The worker's whole job for one file's bytes. `generated_at` is the
+/// report time for a trace, from the caller's clock.
+pub fn analyze_bytes(bytes: &[u8], generated_at: String) -> FileResult {
+    let config = AnalysisConfig::default();
+    // The same run with raw values kept in the findings: the only thing
+    // `redact_values` changes is whether findings carry `matched_value`.
+    // The worker uses the values to mask them in the event text, then
+    // drops them, so the page gets exactly the default report.
+    let unredacted = AnalysisConfig { redact_values: false, ..AnalysisConfig::default() };
+    let loaded = match load(bytes, &unredacted, &generated_at) {
+        // Raw values can hold text (a lone surrogate) that their redacted
+        // form hides, which only the run with raw values refuses.
+        Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => load(bytes, &config, &generated_at),
+        other => other,
+    };
+    match loaded {
+        Ok(Loaded::Report { report, rescore }) => {
+            FileResult::Report(Box::new(LoadedReport { report: *report, rescore }))
+        }
+        Ok(Loaded::Trace { report, trace }) => FileResult::Trace(Box::new(analysed_trace(*report, &trace, &config))),
         Err(e) => FileResult::Error { message: e.to_string() },
+    }
+}
+
+fn load(bytes: &[u8], config: &AnalysisConfig, generated_at: &str) -> Result<Loaded, LoadFileError> {
+    // No environment: only the LLM judge reads it, and the viewer never calls out.
+    let input = AnalysisInput { config, canaries: None, env: &|_| None, generated_at: generated_at.to_owned() };
+    load_any(bytes, &input)
+}
+
+/// The page's view of an analysed trace; strips the raw values from the findings.
+fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig) -> AnalysedTrace {
+    let mut leaked: Vec<(String, String)> = Vec::new();
+    let mut every_value_known = true;
+    for finding in &mut report.findings {
+        match finding.matched_value.take() {
+            Some(value) if !value.is_empty() => leaked.push((value, finding.redacted_value.clone())),
+            Some(_) => {}
+            None => every_value_known = false,
+        }
+    }
+    let listed = &trace.events[..trace.events.len().min(EVENT_LIMIT)];
+    let masks = if every_value_known { Masks::new(leaked, detected_values(listed, config)) } else { None };
+    let text_withheld = masks.is_none();
+    let mut findings_by_event: HashMap<(&str, Channel), Vec<String>> = HashMap::new();
+    for f in &report.findings {
+        findings_by_event.entry((f.event_id.as_str(), f.channel)).or_default().push(f.finding_id.clone());
+    }
+    let events = listed
+        .iter()
+        .map(|event| EventRow {
+            event_id: event.event_id.clone(),
+            channel: event.channel,
+            source: event.source.clone(),
+            target: event.target.clone(),
+            text: masks.as_ref().map(|m| m.shown_text(&event.text)).unwrap_or_default(),
+            text_chars: event.text.chars().count(),
+            finding_ids: findings_by_event.get(&(event.event_id.as_str(), event.channel)).cloned().unwrap_or_default(),
+        })
+        .collect();
+    AnalysedTrace {
+        block_reasons: block_reasons_from_report(&report, &config.scoring),
+        events,
+        events_total: trace.events.len(),
+        text_withheld,
+        report,
+    }
+}
+
+/// How far past [`TEXT_LIMIT`] the detectors look, so that a value
+/// straddling the cut is found whole.
+const SCAN_MARGIN: usize = 200;
+
+/// The values the config's built-in detectors find in the shown part of
+/// the listed events' text: every secret of the run's vault, not only the
+/// leaked ones. Only the shown part is scanned, so the cost stays bounded
+/// by what the page lists.
+fn detected_values(events: &[agentrisk::trace::Event], config: &AnalysisConfig) -> Vec<String> {
+    // The default config always has runnable detection; a config that does
+    // not would have failed the analysis before this point.
+    let builtins = detection_settings(config).map(|d| d.builtins).unwrap_or_default();
+    let mut values = Vec::new();
+    let mut matches = Vec::new();
+    for event in events {
+        let window = prefix(&event.text, TEXT_LIMIT + SCAN_MARGIN);
+        for detector in &builtins {
+            detector.scan(window, &mut matches);
+        }
+        values.extend(matches.drain(..).map(|m| m.value).filter(|v| !v.is_empty()));
+    }
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+/// The first `chars` characters of `text`.
+fn prefix(text: &str, chars: usize) -> &str {
+    let end = text.char_indices().nth(chars).map_or(text.len(), |(i, _)| i);
+    text.get(..end).unwrap_or(text)
+}
+
+/// Why a computed report is blocked: its stored score, `has_critical` and
+/// policy result under `scoring`'s gate (`fail_below`, `block_on_critical`),
+/// in the order the core's gate lists them. (The report stores the decision,
+/// not its reasons.)
+pub fn block_reasons_from_report(report: &Report, scoring: &ScoringConfig) -> Vec<BlockReason> {
+    let mut reasons = Vec::new();
+    if report.privacy_policy.as_ref().is_some_and(|p| !p.passed) {
+        reasons.push(BlockReason::PolicyFailed);
+    }
+    if report.privacy_score < scoring.fail_below {
+        let privacy_score = u8::try_from(report.privacy_score.clamp(0, 100)).unwrap_or(0);
+        reasons.push(BlockReason::ScoreBelowThreshold { privacy_score, fail_below: scoring.fail_below });
+    }
+    if scoring.block_on_critical && report.summary.has_critical {
+        reasons.push(BlockReason::CriticalLeak);
+    }
+    reasons
+}
+
+/// The values to mask in event text.
+struct Masks {
+    leaked: Finder,
+    detected: Finder,
+    longest_chars: usize,
+}
+
+/// Finds values ignoring ASCII case (a value seen as "Jean" is also masked
+/// as "JEAN"), longest first so that a value inside a longer one is covered
+/// by the longer one's mask.
+struct Finder {
+    finder: AhoCorasick,
+    /// What replaces each value, by pattern index.
+    replacements: Vec<TextPart>,
+}
+
+impl Finder {
+    /// `None` when the values are too many for the automaton's size limit.
+    fn new(values: Vec<(String, TextPart)>) -> Option<Finder> {
+        let (values, replacements): (Vec<String>, Vec<TextPart>) = values.into_iter().unzip();
+        let finder = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&values)
+            .ok()?;
+        Some(Finder { finder, replacements })
+    }
+
+    /// `text` cut into plain pieces and replaced values; plain pieces go
+    /// through `then` for a second finder.
+    fn split(&self, text: &str, out: &mut Vec<TextPart>, then: &dyn Fn(&str, &mut Vec<TextPart>)) {
+        let mut at = 0;
+        for found in self.finder.find_iter(text) {
+            then(text.get(at..found.start()).unwrap_or(""), out);
+            out.extend(self.replacements.get(found.pattern().as_usize()).cloned());
+            at = found.end();
+        }
+        then(text.get(at..).unwrap_or(""), out);
+    }
+}
+
+impl Masks {
+    /// `leaked`: (raw value, redacted form) of each finding; `detected`:
+    /// raw values the detectors found. `None` when they cannot be searched
+    /// for, so that no text is shown rather than text with values in clear.
+    fn new(leaked: Vec<(String, String)>, detected: Vec<String>) -> Option<Masks> {
+        let longest_chars =
+            leaked.iter().map(|(v, _)| v).chain(&detected).map(|v| v.chars().count()).max().unwrap_or(0);
+        let leaked: BTreeMap<String, TextPart> = leaked.into_iter().map(|(v, r)| (v, TextPart::Leaked(r))).collect();
+        let detected = detected
+            .into_iter()
+            .filter(|v| !leaked.contains_key(v))
+            .map(|v| {
+                let redacted = redact(&v);
+                (v, TextPart::Detected(redacted))
+            })
+            .collect();
+        Some(Masks {
+            leaked: Finder::new(leaked.into_iter().collect())?,
+            detected: Finder::new(detected)?,
+            longest_chars,
+        })
+    }
+
+    /// The first [`TEXT_LIMIT`] characters of `text`, masked: leaked values
+    /// first (so a leak always shows as one, even inside a longer detected
+    /// value), then detected values in the text between them. The search
+    /// looks a value's length past the cut so that a value straddling it
+    /// is masked too.
+    fn shown_text(&self, text: &str) -> Vec<TextPart> {
+        let window = prefix(text, TEXT_LIMIT + self.longest_chars);
+        let mut pieces = Vec::new();
+        let plain = |piece: &str, out: &mut Vec<TextPart>| {
+            if !piece.is_empty() {
+                out.push(TextPart::Plain(piece.to_owned()));
+            }
+        };
+        self.leaked.split(window, &mut pieces, &|gap, out| self.detected.split(gap, out, &plain));
+
+        let mut budget = TEXT_LIMIT;
+        let mut parts = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            if budget == 0 {
+                break;
+            }
+            let taken: String = piece.as_str().chars().take(budget).collect();
+            budget -= taken.chars().count();
+            parts.push(match piece {
+                TextPart::Plain(_) => TextPart::Plain(taken),
+                TextPart::Leaked(_) => TextPart::Leaked(taken),
+                TextPart::Detected(_) => TextPart::Detected(taken),
+            });
+        }
+        parts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn masks(leaked: &[(&str, &str)], detected: &[&str]) -> Masks {
+        Masks::new(
+            leaked.iter().map(|(v, r)| (v.to_string(), r.to_string())).collect(),
+            detected.iter().map(|v| v.to_string()).collect(),
+        )
+        .expect("a small automaton builds")
+    }
+
+    #[test]
+    fn values_are_masked_in_any_ascii_case_longest_first_and_leaks_before_the_rest() {
+        let m = masks(
+            &[("Jean", "****"), ("diabetes", "di****es")],
+            &["Jean Tremblay", "Jean", "123-456-789", "Type 2 diabetes", "Maple Street"],
+        );
+        assert_eq!(
+            m.shown_text("SIN 123-456-789 of JEAN, type 2 diabetes, 12 maple street"),
+            vec![
+                TextPart::Plain("SIN ".into()),
+                TextPart::Detected("12*******89".into()),
+                TextPart::Plain(" of ".into()),
+                TextPart::Leaked("****".into()),
+                TextPart::Plain(", type 2 ".into()),
+                TextPart::Leaked("di****es".into()),
+                TextPart::Plain(", 12 ".into()),
+                TextPart::Detected("Ma********et".into()),
+            ]
+        );
+        // A longer detected value never hides the leaked one inside it either.
+        let m = masks(&[("Jean", "****")], &["Jean Tremblay"]);
+        assert_eq!(m.shown_text("Jean Tremblay")[0], TextPart::Leaked("****".into()));
+    }
+
+    #[test]
+    fn text_is_cut_at_the_limit_and_a_value_across_the_cut_stays_masked() {
+        let text = format!("{}SECRET-VALUE tail", "é".repeat(TEXT_LIMIT - 3));
+        let parts = masks(&[("SECRET-VALUE", "SE********UE")], &[]).shown_text(&text);
+        let shown: String = parts.iter().map(TextPart::as_str).collect();
+        assert_eq!(shown.chars().count(), TEXT_LIMIT);
+        assert!(shown.ends_with("SE*"), "{shown}");
+        assert!(!shown.contains("SEC"));
     }
 }

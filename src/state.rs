@@ -2,14 +2,60 @@
 //! selected run. One `Reducible` with an [`Action`] enum; components read it
 //! through props and change it only by dispatching actions.
 
-use crate::protocol::{FileResult, LoadedReport};
+use crate::protocol::{AnalysedTrace, FileResult, LoadedReport, Phase};
+use agentrisk::model::Report;
 use std::rc::Rc;
 use yew::Reducible;
 
+/// A run the viewer can show: a loaded report or a trace analysed here.
+#[derive(Debug, Clone)]
+pub enum Run {
+    Report(Rc<LoadedReport>),
+    Trace(Rc<AnalysedTrace>),
+}
+
+impl PartialEq for Run {
+    /// A loaded run never changes, so its identity is its allocation: props
+    /// holding runs compare in constant time, not over every finding and event.
+    fn eq(&self, other: &Run) -> bool {
+        match (self, other) {
+            (Run::Report(a), Run::Report(b)) => Rc::ptr_eq(a, b),
+            (Run::Trace(a), Run::Trace(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Run {
+    /// The report shown: the file itself, or the one computed for a trace.
+    pub fn report(&self) -> &Report {
+        match self {
+            Run::Report(loaded) => &loaded.report,
+            Run::Trace(trace) => &trace.report,
+        }
+    }
+
+    /// `"report"` or `"trace"`, as the run table's `data-kind` says.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Run::Report(_) => "report",
+            Run::Trace(_) => "trace",
+        }
+    }
+}
+
+/// The last phase the worker reported for a large file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub phase: Phase,
+    pub bytes: u64,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum FileStatus {
-    Reading,
-    Loaded(Rc<LoadedReport>),
+    /// With the worker; large files report their phase.
+    Working(Option<Progress>),
+    Loaded(Run),
     Failed(String),
 }
 
@@ -33,12 +79,17 @@ pub enum Action {
         id: u32,
         name: String,
     },
+    /// The worker started a phase of a large file.
+    Progressed {
+        id: u32,
+        progress: Progress,
+    },
     /// The worker finished a file.
     Finished {
         id: u32,
         result: FileResult,
     },
-    /// The worker died: every file still being read fails with this message.
+    /// The worker died: every file still with it fails with this message.
     WorkerFailed(String),
     Select(u32),
     CloseRun,
@@ -46,10 +97,10 @@ pub enum Action {
 }
 
 impl State {
-    pub fn selected_report(&self) -> Option<(&FileEntry, &Rc<LoadedReport>)> {
+    pub fn selected_run(&self) -> Option<(&FileEntry, &Run)> {
         let id = self.selected?;
         self.files.iter().find(|f| f.id == id).and_then(|f| match &f.status {
-            FileStatus::Loaded(loaded) => Some((f, loaded)),
+            FileStatus::Loaded(run) => Some((f, run)),
             _ => None,
         })
     }
@@ -61,17 +112,25 @@ impl Reducible for State {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::Queued { id, name } => next.files.push(FileEntry { id, name, status: FileStatus::Reading }),
+            Action::Queued { id, name } => next.files.push(FileEntry { id, name, status: FileStatus::Working(None) }),
+            Action::Progressed { id, progress } => {
+                if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
+                    if let FileStatus::Working(_) = entry.status {
+                        entry.status = FileStatus::Working(Some(progress));
+                    }
+                }
+            }
             Action::Finished { id, result } => {
                 if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
                     entry.status = match result {
-                        FileResult::Report(loaded) => FileStatus::Loaded(Rc::new(*loaded)),
+                        FileResult::Report(loaded) => FileStatus::Loaded(Run::Report(Rc::new(*loaded))),
+                        FileResult::Trace(trace) => FileStatus::Loaded(Run::Trace(Rc::new(*trace))),
                         FileResult::Error { message } => FileStatus::Failed(message),
                     };
                 }
             }
             Action::WorkerFailed(message) => {
-                for entry in next.files.iter_mut().filter(|f| f.status == FileStatus::Reading) {
+                for entry in next.files.iter_mut().filter(|f| matches!(f.status, FileStatus::Working(_))) {
                     entry.status = FileStatus::Failed(message.clone());
                 }
             }

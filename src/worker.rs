@@ -2,7 +2,7 @@
 //! runs the core, and posts back finished results. Everything that touches
 //! file contents happens here, off the page's main thread.
 
-use crate::protocol::{analyze_bytes, FileResult, FromWorker};
+use crate::protocol::{analyze_bytes, FileResult, FromWorker, Phase, PROGRESS_FROM_BYTES};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -28,17 +28,31 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
         web_sys::console::error_1(&"worker: message without an id".into());
         return;
     };
-    let result = match read_bytes(scope, &message).await {
-        Ok(bytes) => analyze_bytes(&bytes),
+    let id = id as u32;
+    let result = match read_bytes(scope, id, &message).await {
+        Ok(bytes) => {
+            progress(scope, id, Phase::Analysing, bytes.len() as u64);
+            let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
+            analyze_bytes(&bytes, generated_at)
+        }
         Err(message) => FileResult::Error { message },
     };
-    post(scope, &FromWorker::Done { id: id as u32, result });
+    post(scope, &FromWorker::Done { id, result });
+}
+
+/// Tells the page what a large file is waiting for. The message is posted
+/// before the work starts: the page receives it while the worker is busy.
+fn progress(scope: &DedicatedWorkerGlobalScope, id: u32, phase: Phase, bytes: u64) {
+    if bytes > PROGRESS_FROM_BYTES {
+        post(scope, &FromWorker::Progress { id, phase, bytes });
+    }
 }
 
 /// The bytes of the message's `blob`, or of its same-origin `url`.
-async fn read_bytes(scope: &DedicatedWorkerGlobalScope, message: &JsValue) -> Result<Vec<u8>, String> {
+async fn read_bytes(scope: &DedicatedWorkerGlobalScope, id: u32, message: &JsValue) -> Result<Vec<u8>, String> {
     let field = |key: &str| Reflect::get(message, &key.into()).unwrap_or(JsValue::UNDEFINED);
     let buffer = if let Ok(blob) = field("blob").dyn_into::<Blob>() {
+        progress(scope, id, Phase::Reading, blob.size() as u64);
         JsFuture::from(blob.array_buffer()).await.map_err(|e| format!("cannot read the file: {}", js_text(&e)))?
     } else if let Some(url) = field("url").as_string() {
         let response: Response = JsFuture::from(scope.fetch_with_str(&url))

@@ -2,34 +2,73 @@
 //! gives the same numbers, and the components render what the state holds.
 #![cfg(target_arch = "wasm32")]
 
+use agentrisk_viewer::components::run_detail::{RunDetail, RunDetailProps};
 use agentrisk_viewer::components::run_table::{RunTable, RunTableProps};
-use agentrisk_viewer::protocol::{analyze_bytes, FileResult};
-use agentrisk_viewer::state::{Action, FileEntry, FileStatus, State};
+use agentrisk_viewer::protocol::{analyze_bytes, FileResult, Phase};
+use agentrisk_viewer::state::{Action, FileEntry, FileStatus, Progress, Run, State};
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use yew::{Callback, Reducible};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 const HEALTHCARE: &[u8] = include_bytes!("../www/samples/healthcare_trace.report.json");
+const HEALTHCARE_TRACE: &[u8] = include_bytes!("fixtures/conformance/cases/ex_healthcare_trace/trace.json");
+
+fn analyze(bytes: &[u8]) -> FileResult {
+    analyze_bytes(bytes, "2026-12-02T12:00:00.000Z".into())
+}
 
 fn loaded_entry(id: u32) -> FileEntry {
-    match analyze_bytes(HEALTHCARE) {
+    match analyze(HEALTHCARE) {
         FileResult::Report(loaded) => {
-            FileEntry { id, name: "hc.json".into(), status: FileStatus::Loaded(Rc::new(*loaded)) }
+            FileEntry { id, name: "hc.json".into(), status: FileStatus::Loaded(Run::Report(Rc::new(*loaded))) }
         }
-        FileResult::Error { message } => panic!("{message}"),
+        _ => panic!("not a report"),
     }
+}
+
+fn trace_run() -> Run {
+    match analyze(HEALTHCARE_TRACE) {
+        FileResult::Trace(trace) => Run::Trace(Rc::new(*trace)),
+        _ => panic!("not a trace"),
+    }
+}
+
+/// Lets Yew's scheduler render.
+async fn tick() {
+    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20).unwrap();
+    }))
+    .await
+    .unwrap();
+}
+
+fn mount_point() -> web_sys::Element {
+    let document = gloo_utils_document();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    root
 }
 
 #[wasm_bindgen_test]
 fn the_core_in_wasm_rescores_a_report_like_native() {
-    let FileResult::Report(loaded) = analyze_bytes(HEALTHCARE) else { panic!("not loaded") };
+    let FileResult::Report(loaded) = analyze(HEALTHCARE) else { panic!("not loaded") };
     let r = &loaded.rescore.recomputed;
     assert!(loaded.rescore.consistent);
     assert_eq!((r.wsl, r.rho_s, r.risk_index, r.privacy_score, r.blocked), (11, 25, 0.44, 56, true));
-    let FileResult::Error { message } = analyze_bytes(b"{\"report\": 1") else { panic!("loaded garbage") };
-    assert_eq!(message, "invalid JSON at line 1, column 12: EOF while parsing an object");
+    let FileResult::Error { message } = analyze(b"{\"report\": \"agentleak\"") else { panic!("loaded garbage") };
+    assert_eq!(message, "invalid JSON at line 1, column 22: EOF while parsing an object");
+}
+
+#[wasm_bindgen_test]
+fn the_core_in_wasm_analyses_a_trace_like_the_reference() {
+    let FileResult::Trace(trace) = analyze(HEALTHCARE_TRACE) else { panic!("not analysed") };
+    let r = &trace.report;
+    assert_eq!((r.wsl, r.rho_s, r.risk_index, r.privacy_score, r.blocked), (11, 25, 0.44, 56, true));
+    assert_eq!((trace.events.len(), trace.events_total, r.findings.len()), (7, 7, 6));
+    assert_eq!(trace.block_reasons, vec![agentrisk::score::BlockReason::CriticalLeak]);
 }
 
 #[wasm_bindgen_test]
@@ -37,38 +76,40 @@ fn the_state_keeps_other_files_when_one_fails_or_the_worker_dies() {
     let state = Rc::new(State::default());
     let state = state.reduce(Action::Queued { id: 1, name: "a.json".into() });
     let state = state.reduce(Action::Queued { id: 2, name: "b.json".into() });
-    let state = state.reduce(Action::Finished { id: 1, result: analyze_bytes(HEALTHCARE) });
+    let state = state.reduce(Action::Finished { id: 1, result: analyze(HEALTHCARE) });
+    let progress = Progress { phase: Phase::Analysing, bytes: 6_000_000 };
+    let state = state.reduce(Action::Progressed { id: 2, progress });
+    assert_eq!(state.files[1].status, FileStatus::Working(Some(progress)));
     let state = state.reduce(Action::WorkerFailed("the analysis worker stopped".into()));
     assert!(matches!(state.files[0].status, FileStatus::Loaded(_)));
     assert_eq!(state.files[1].status, FileStatus::Failed("the analysis worker stopped".into()));
     let state = state.reduce(Action::Select(1));
-    assert_eq!(state.selected_report().map(|(f, _)| f.id), Some(1));
+    assert_eq!(state.selected_run().map(|(f, _)| f.id), Some(1));
     let state = state.reduce(Action::Remove(1));
     assert_eq!((state.files.len(), state.selected), (1, None));
 }
 
 #[wasm_bindgen_test]
 async fn the_run_table_renders_data_attributes_and_error_rows() {
-    let document = gloo_utils_document();
-    let root = document.create_element("div").unwrap();
-    document.body().unwrap().append_child(&root).unwrap();
+    let root = mount_point();
     let props = RunTableProps {
         files: vec![
             loaded_entry(1),
             FileEntry { id: 2, name: "bad.json".into(), status: FileStatus::Failed("invalid JSON at line 1".into()) },
+            FileEntry { id: 3, name: "trace.json".into(), status: FileStatus::Loaded(trace_run()) },
+            FileEntry {
+                id: 4,
+                name: "big.json".into(),
+                status: FileStatus::Working(Some(Progress { phase: Phase::Analysing, bytes: 12_345_678 })),
+            },
         ],
         selected: None,
         on_select: Callback::noop(),
         on_remove: Callback::noop(),
     };
     yew::Renderer::<RunTable>::with_root_and_props(root.clone(), props).render();
-    // Let Yew's scheduler render.
-    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20).unwrap();
-    }))
-    .await
-    .unwrap();
-    let row = root.query_selector("tr.run-row").unwrap().expect("a run row");
+    tick().await;
+    let row = root.query_selector("tr.run-row[data-kind=report]").unwrap().expect("a run row");
     let attr = |name: &str| row.get_attribute(name).unwrap_or_default();
     assert_eq!(attr("data-run-id"), "run_healthcare_001");
     assert_eq!(attr("data-risk-index"), "0.44");
@@ -78,6 +119,49 @@ async fn the_run_table_renders_data_attributes_and_error_rows() {
     let error = root.query_selector("tr.error-row").unwrap().expect("an error row");
     assert_eq!(error.get_attribute("data-file").as_deref(), Some("bad.json"));
     assert!(error.text_content().unwrap_or_default().contains("invalid JSON at line 1"));
+
+    let trace = root.query_selector("tr.run-row[data-kind=trace]").unwrap().expect("a trace row");
+    let attr = |name: &str| trace.get_attribute(name).unwrap_or_default();
+    assert_eq!(
+        [attr("data-run-id"), attr("data-privacy-score"), attr("data-blocked"), attr("data-consistent")],
+        ["run_healthcare_001", "56", "true", "true"]
+    );
+    assert!(trace.text_content().unwrap_or_default().contains("analysed here"));
+    let working = root.query_selector("tr.reading-row").unwrap().expect("a working row");
+    assert!(working.text_content().unwrap_or_default().contains("Analysing… 12.3 MB"));
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_trace_run_view_lists_events_and_links_findings_to_them() {
+    let root = mount_point();
+    let props = RunDetailProps { file_name: "trace.json".into(), run: trace_run(), on_close: Callback::noop() };
+    yew::Renderer::<RunDetail>::with_root_and_props(root.clone(), props).render();
+    tick().await;
+    let rows = root.query_selector_all(".events-table tbody tr.event-row").unwrap();
+    assert_eq!(rows.length(), 7);
+    let marked = root.query_selector_all("tr.event-row.has-finding").unwrap();
+    assert_eq!(marked.length(), 4); // evt_002, evt_004, evt_005, evt_006
+    let memo = root.query_selector("#event-3").unwrap().expect("evt_004's row");
+    let memo_text = memo.text_content().unwrap_or_default();
+    assert!(memo_text.contains("NAM TR********78") && !memo_text.contains("TREM12345678"), "{memo_text}");
+    let headline = root.query_selector(".gate-reasons").unwrap().expect("gate reasons").text_content();
+    assert_eq!(headline.as_deref(), Some("a critical (L4) secret leaked"));
+
+    let link: web_sys::HtmlElement = root
+        .query_selector("tr[data-finding-id=finding_015] a.event-link")
+        .unwrap()
+        .expect("finding_015 links to its event")
+        .dyn_into()
+        .unwrap();
+    assert_eq!(link.get_attribute("data-event-index").as_deref(), Some("5"));
+    link.click();
+    tick().await;
+    let highlighted = root.query_selector_all("tr.event-row.highlighted").unwrap();
+    assert_eq!(highlighted.length(), 1);
+    let row = highlighted.get(0).unwrap().dyn_into::<web_sys::Element>().unwrap();
+    assert_eq!(row.get_attribute("data-event-id").as_deref(), Some("evt_006"));
+    assert_eq!(gloo_utils_document().active_element().and_then(|e| e.get_attribute("id")).as_deref(), Some("event-5"));
     root.remove();
 }
 

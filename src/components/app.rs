@@ -2,7 +2,7 @@ use crate::bridge::{Bridge, Source};
 use crate::components::{run_detail::RunDetail, run_table::RunTable};
 use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS};
-use crate::state::{Action, State};
+use crate::state::{Action, Progress, State};
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, FileList, HtmlInputElement};
 use yew::prelude::*;
@@ -22,10 +22,12 @@ pub fn app() -> Html {
             let on_result = dispatcher.clone();
             let on_crash = dispatcher.clone();
             Bridge::new(
-                Callback::from(move |message| {
-                    if let FromWorker::Done { id, result } = message {
-                        on_result.dispatch(Action::Finished { id, result });
+                Callback::from(move |message| match message {
+                    FromWorker::Progress { id, phase, bytes } => {
+                        on_result.dispatch(Action::Progressed { id, progress: Progress { phase, bytes } })
                     }
+                    FromWorker::Done { id, result } => on_result.dispatch(Action::Finished { id, result }),
+                    FromWorker::Ready => {}
                 }),
                 Callback::from(move |message| on_crash.dispatch(Action::WorkerFailed(message))),
             )
@@ -118,7 +120,7 @@ pub fn app() -> Html {
                 <div class="brand">
                     <h1>{ "AgentRisk Viewer" }</h1>
                     <p class="tagline">
-                        { "AgentRisk scores for AgentLeak reports, computed in this tab. " }
+                        { "AgentRisk scores for AgentLeak traces and reports, computed in this tab. " }
                         <strong>{ "Nothing you load leaves your machine." }</strong>
                     </p>
                 </div>
@@ -132,15 +134,16 @@ pub fn app() -> Html {
             <main>
                 if state.files.is_empty() {
                     <section class="empty">
-                        <h2>{ "Drop AgentLeak report files anywhere on this page" }</h2>
-                        <p>{ "Or use Open files to pick one or many report JSON files (what `agentleak run -f json` writes). Each file gets a row with its Risk Index, privacy score, verdict and gate decision; every number is recomputed here and a report whose stored numbers disagree is flagged inconsistent." }</p>
+                        <h2>{ "Drop AgentLeak traces or reports anywhere on this page" }</h2>
+                        <p>{ "Or use Open files to pick one or many JSON files: traces (recorded agent runs) or reports (what `agentleak run -f json` writes). Each file gets a row with its Risk Index, privacy score, verdict and gate decision. A trace is analysed here, with AgentLeak's default detectors; a report's numbers are recomputed and a report whose stored numbers disagree is flagged inconsistent." }</p>
                         <p>{ "New here? Load example adds six reports of AgentLeak's own example traces." }</p>
                     </section>
                 } else {
                     <RunTable files={state.files.clone()} selected={state.selected} {on_select} {on_remove} />
                 }
-                if let Some((entry, loaded)) = state.selected_report() {
-                    <RunDetail file_name={entry.name.clone()} loaded={loaded.clone()} {on_close} />
+                if let Some((entry, run)) = state.selected_run() {
+                    // Keyed by file, so a newly shown run starts with no event highlighted.
+                    <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close} />
                 }
             </main>
             <footer class="foot">

@@ -2,6 +2,7 @@
 //! state of another.
 
 pub mod app;
+pub mod event_list;
 pub mod run_detail;
 pub mod run_table;
 

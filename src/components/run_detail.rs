@@ -1,32 +1,57 @@
+use crate::components::event_list::{reveal_event, EventList};
 use crate::components::{format_ri, verdict_class};
-use crate::protocol::LoadedReport;
-use agentrisk::model::Level;
-use std::rc::Rc;
+use crate::state::Run;
+use agentrisk::model::{Finding, Level, Report};
+use agentrisk::score::BlockReason;
+use std::collections::HashMap;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct RunDetailProps {
     pub file_name: String,
-    pub loaded: Rc<LoadedReport>,
+    pub run: Run,
     pub on_close: Callback<()>,
 }
 
-/// One run: headline numbers and gate, the consistency check, the level
-/// profile, per-channel risk and the findings.
+/// One run: headline numbers and gate, the consistency check (reports), the
+/// level profile, per-channel risk, the findings and, for a trace analysed
+/// here, its events, each finding linking to the event it was found in.
 #[function_component(RunDetail)]
 pub fn run_detail(props: &RunDetailProps) -> Html {
-    let r = &props.loaded.report;
-    let rescore = &props.loaded.rescore;
+    let highlighted = use_state(|| None::<usize>);
+    let r = props.run.report();
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     let scenario = r.scenario_id.clone().unwrap_or_else(|| "—".to_owned());
+    let show_event = {
+        let highlighted = highlighted.clone();
+        Callback::from(move |index: usize| {
+            highlighted.set(Some(index));
+            reveal_event(index);
+        })
+    };
+    // Finding id → index of the listed event it was found in.
+    let event_of_finding: HashMap<&str, usize> = match &props.run {
+        Run::Trace(trace) => trace
+            .events
+            .iter()
+            .enumerate()
+            .rev()
+            .flat_map(|(i, e)| e.finding_ids.iter().map(move |id| (id.as_str(), i)))
+            .collect(),
+        Run::Report(_) => HashMap::new(),
+    };
+    let (kind, when) = match &props.run {
+        Run::Report(_) => ("report", "generated"),
+        Run::Trace(_) => ("trace, analysed here", "analysed"),
+    };
     html! {
-        <section class="run-detail" aria-labelledby="run-title" data-run-id={r.run_id.clone()}>
+        <section class="run-detail" aria-labelledby="run-title" data-run-id={r.run_id.clone()} data-kind={props.run.kind()}>
             <header class="detail-head">
                 <div>
-                    <h2 id="run-title">{ "Run " }<span class="mono">{ &r.run_id }</span></h2>
+                    <h2 id="run-title">{ "Run " }<span class="mono">{ &r.run_id }</span>{ " " }<span class="kind">{ kind }</span></h2>
                     <p class="muted">
                         { format!("{} · agent {} · scenario {} · {} events · project {}", props.file_name, r.agent_name, scenario, r.event_count, r.project) }
-                        if !r.generated_at.is_empty() { { format!(" · generated {}", r.generated_at) } }
+                        if !r.generated_at.is_empty() { { format!(" · {when} {}", r.generated_at) } }
                     </p>
                 </div>
                 <button type="button" class="button" onclick={on_close}>{ "Close" }</button>
@@ -51,30 +76,30 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 <div class="card">
                     <div class="label">{ "Gate" }</div>
                     <div class="big">{ if r.blocked { "Blocked" } else { "Not blocked" } }</div>
-                    <div class="muted">{ gate_reasons(props.loaded.as_ref()) }</div>
+                    <div class="muted gate-reasons">{ gate_reasons(&props.run) }</div>
                 </div>
             </div>
 
-            if !rescore.consistent {
+            if let Run::Report(loaded) = &props.run { if !loaded.rescore.consistent {
                 <div class="inconsistent" role="alert">
                     <h3>{ "Inconsistent report" }</h3>
                     <p>{ "These stored numbers disagree with what the report's own findings, profiles and weights give. The stored values are shown above, unchanged." }</p>
                     <table class="mismatches">
                         <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "Stored" }</th><th scope="col">{ "Recomputed" }</th></tr></thead>
                         <tbody>
-                            { for rescore.mismatches.iter().map(|m| html! {
+                            { for loaded.rescore.mismatches.iter().map(|m| html! {
                                 <tr><td class="mono">{ &m.field }</td><td class="mono">{ &m.stored }</td><td class="mono">{ &m.recomputed }</td></tr>
                             }) }
                         </tbody>
                     </table>
                 </div>
-            }
+            } }
 
             <div class="two-col">
                 <section aria-labelledby="levels-title">
                     <h3 id="levels-title">{ "Level profile" }</h3>
                     <p class="muted">{ format!("{} of {} distinct secrets leaked · scope: {}", r.summary.leaked_secrets, r.summary.vault_secrets, r.scope_def) }</p>
-                    { level_table(props.loaded.as_ref()) }
+                    { level_table(r) }
                 </section>
                 <section aria-labelledby="channels-title">
                     <h3 id="channels-title">{ "Risk by channel" }</h3>
@@ -115,13 +140,13 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                             </tr></thead>
                             <tbody>
                                 { for r.findings.iter().map(|f| html! {
-                                    <tr data-finding-id={f.finding_id.clone()}>
+                                    <tr data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.clone()}>
                                         <td class="mono">{ f.channel.as_str() }</td>
                                         <td>{ &f.data_type }</td>
                                         <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>
                                         <td class="mono">{ &f.redacted_value }</td>
                                         <td>{ &f.detector }</td>
-                                        <td class="mono">{ &f.event_id }</td>
+                                        <td class="mono">{ event_cell(f, &props.run, event_of_finding.get(f.finding_id.as_str()).copied(), &show_event) }</td>
                                         <td>{ format!("{} → {}", f.source, f.target) }</td>
                                     </tr>
                                 }) }
@@ -143,26 +168,58 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                     <ul>{ for r.warnings.iter().map(|w| html! { <li>{ w }</li> }) }</ul>
                 </section>
             }
+            // Last: a trace can have thousands of events.
+            if let Run::Trace(trace) = &props.run {
+                <EventList trace={trace.clone()} highlighted={*highlighted} />
+            }
         </section>
     }
 }
 
-/// Why the gate decided as it did, in words, from the recomputation (which
-/// uses the reference's default thresholds: fail below 40, block on L4).
-fn gate_reasons(loaded: &LoadedReport) -> String {
-    let recomputed = &loaded.rescore.recomputed;
-    if !loaded.report.blocked {
+/// Why the gate decided as it did, in words. For a report, from the
+/// recomputation (which uses the reference's default thresholds: fail below
+/// 40, block on L4); for a trace, from the report computed here.
+fn gate_reasons(run: &Run) -> String {
+    let (blocked, reasons): (bool, &[BlockReason]) = match run {
+        Run::Report(loaded) if !loaded.rescore.consistent => {
+            (loaded.report.blocked, &[]) // the stored decision cannot be explained
+        }
+        Run::Report(loaded) => (loaded.report.blocked, &loaded.rescore.recomputed.block_reasons),
+        Run::Trace(trace) => (trace.report.blocked, &trace.block_reasons),
+    };
+    if !blocked {
         return "no blocking condition".to_owned();
     }
-    if !loaded.rescore.consistent || recomputed.block_reasons.is_empty() {
+    if reasons.is_empty() {
         return "blocked by the run's own settings".to_owned();
     }
-    let reasons: Vec<String> = recomputed.block_reasons.iter().map(|r| r.describe()).collect();
+    let reasons: Vec<String> = reasons.iter().map(BlockReason::describe).collect();
     reasons.join("; ")
 }
 
-fn level_table(loaded: &LoadedReport) -> Html {
-    let summary = &loaded.report.summary;
+/// A finding's event: for a trace, a link to the event's row when it is listed.
+fn event_cell(finding: &Finding, run: &Run, event_index: Option<usize>, show_event: &Callback<usize>) -> Html {
+    match (run, event_index) {
+        (Run::Trace(_), Some(index)) => {
+            let show_event = show_event.clone();
+            let onclick = Callback::from(move |event: MouseEvent| {
+                event.prevent_default();
+                show_event.emit(index);
+            });
+            html! {
+                <a class="event-link" href={format!("#event-{index}")} data-event-index={index.to_string()}
+                    title="Show this event in the event list" {onclick}>{ &finding.event_id }</a>
+            }
+        }
+        (Run::Trace(_), None) => html! {
+            <span title="This event is not among the listed ones">{ &finding.event_id }</span>
+        },
+        (Run::Report(_), _) => html! { { &finding.event_id } },
+    }
+}
+
+fn level_table(report: &Report) -> Html {
+    let summary = &report.summary;
     let max = Level::ALL
         .iter()
         .map(|&l| summary.vault_level_profile.get(l).max(summary.level_profile.get(l)))

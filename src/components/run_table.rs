@@ -1,5 +1,5 @@
 use crate::components::{format_ri, verdict_class};
-use crate::state::{FileEntry, FileStatus};
+use crate::state::{FileEntry, FileStatus, Run};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -10,11 +10,13 @@ pub struct RunTableProps {
     pub on_remove: Callback<u32>,
 }
 
-/// One row per loaded file: a run with its stored numbers, a file still
-/// being read, or an error row naming the file and the problem.
+/// One row per loaded file: a run with its numbers (a report's stored ones,
+/// or those computed here for a trace), a file still with the worker, or an
+/// error row naming the file and the problem.
 ///
-/// Run rows carry `data-run-id`, `data-risk-index`, `data-privacy-score`,
-/// `data-verdict` and `data-blocked` with the values shown, for tests and scripts.
+/// Run rows carry `data-kind` (`report` or `trace`), `data-run-id`,
+/// `data-risk-index`, `data-privacy-score`, `data-verdict`, `data-blocked`
+/// and `data-consistent` with the values shown, for tests and scripts.
 #[function_component(RunTable)]
 pub fn run_table(props: &RunTableProps) -> Html {
     let loaded = props.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).count();
@@ -64,13 +66,19 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
         </td>
     };
     match &entry.status {
-        FileStatus::Reading => html! {
-            <tr class="reading-row" data-file={entry.name.clone()}>
-                <td class="file">{ &entry.name }</td>
-                <td colspan="7" class="muted">{ "Reading…" }</td>
-                { remove }
-            </tr>
-        },
+        FileStatus::Working(progress) => {
+            let status = match progress {
+                None => "Reading…".to_owned(),
+                Some(p) => format!("{} {}", p.phase.label(), format_megabytes(p.bytes)),
+            };
+            html! {
+                <tr class="reading-row" data-file={entry.name.clone()}>
+                    <td class="file">{ &entry.name }</td>
+                    <td colspan="7" class="muted"><span class="status" role="status">{ status }</span></td>
+                    { remove }
+                </tr>
+            }
+        }
         FileStatus::Failed(message) => html! {
             <tr class="error-row" data-file={entry.name.clone()}>
                 <td class="file">{ &entry.name }</td>
@@ -78,8 +86,8 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                 { remove }
             </tr>
         },
-        FileStatus::Loaded(loaded) => {
-            let r = &loaded.report;
+        FileStatus::Loaded(run) => {
+            let r = run.report();
             let selected = props.selected == Some(id);
             let on_click = {
                 let on_select = props.on_select.clone();
@@ -94,27 +102,39 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     }
                 })
             };
-            let check = if loaded.rescore.consistent {
-                html! { <span class="check ok" title="Every stored number matches our recomputation">{ "consistent" }</span> }
-            } else {
-                let detail = loaded
-                    .rescore
-                    .mismatches
-                    .iter()
-                    .map(|m| format!("{}: stored {}, recomputed {}", m.field, m.stored, m.recomputed))
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                html! { <span class="check flag" title={detail}>{ "inconsistent" }</span> }
+            let consistent = match run {
+                Run::Report(loaded) => loaded.rescore.consistent,
+                // Computed here, so there is nothing to disagree with.
+                Run::Trace(_) => true,
+            };
+            let check = match run {
+                Run::Trace(_) => html! {
+                    <span class="check here" title="A trace: detection and scoring ran in this tab, with AgentLeak's defaults">{ "analysed here" }</span>
+                },
+                Run::Report(loaded) if loaded.rescore.consistent => html! {
+                    <span class="check ok" title="Every stored number matches our recomputation">{ "consistent" }</span>
+                },
+                Run::Report(loaded) => {
+                    let detail = loaded
+                        .rescore
+                        .mismatches
+                        .iter()
+                        .map(|m| format!("{}: stored {}, recomputed {}", m.field, m.stored, m.recomputed))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    html! { <span class="check flag" title={detail}>{ "inconsistent" }</span> }
+                }
             };
             html! {
                 <tr class={classes!("run-row", selected.then_some("selected"))}
                     tabindex="0" aria-selected={selected.to_string()}
+                    data-kind={run.kind()}
                     data-run-id={r.run_id.clone()}
                     data-risk-index={r.risk_index.to_string()}
                     data-privacy-score={r.privacy_score.to_string()}
                     data-verdict={r.verdict.clone()}
                     data-blocked={r.blocked.to_string()}
-                    data-consistent={loaded.rescore.consistent.to_string()}
+                    data-consistent={consistent.to_string()}
                     onclick={on_click} onkeydown={on_key}>
                     <td class="file">{ &entry.name }</td>
                     <td class="mono">{ &r.run_id }</td>
@@ -129,4 +149,9 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             }
         }
     }
+}
+
+/// A file size as the status line shows it: decimal megabytes, one decimal.
+fn format_megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
 }

@@ -1,9 +1,10 @@
 // End-to-end: the built dist/ in Debian's Chromium, driven by Playwright,
-// doing what a person does — drop files, pick files, load the examples,
-// click a run — and checking the numbers against the reference's reports.
+// doing what a person does — drop reports and traces, pick files, load the
+// examples, click a run, follow a finding to its event — and checking the
+// numbers against the reference's reports.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +16,9 @@ const dist = join(root, "dist");
 const cases = join(root, "tests", "fixtures", "conformance", "cases");
 const outDir = join(root, "tests", "e2e", "out");
 const fixture = (name, variant = "default") => readFileSync(join(cases, name, `report.${variant}.json`), "utf8");
+const traceOf = (name) => readFileSync(join(cases, name, "trace.json"), "utf8");
+/** The reference's example traces: ex_healthcare_trace, ex_healthcare_clean_trace, … */
+const exampleCases = readdirSync(cases).filter((n) => /^ex_.*_trace$/.test(n)).sort();
 
 let site, context;
 before(async () => {
@@ -104,23 +108,137 @@ test("dropping two reports and a broken file gives two runs with the reference's
   await page.close();
 });
 
-test("Open files takes many files through the real file input, and a removed file is gone", async () => {
+test("Open files takes many files through the real file input, a trace loads beside its report, and a removed file is gone", async () => {
   const { page } = await openViewer();
   await page.setInputFiles("#file-input", [
     { name: "hr.json", mimeType: "application/json", buffer: Buffer.from(fixture("ex_hr_trace")) },
-    { name: "trace.json", mimeType: "application/json", buffer: readFileSync(join(cases, "ex_hr_trace", "trace.json")) },
+    { name: "trace.json", mimeType: "application/json", buffer: Buffer.from(traceOf("ex_hr_trace")) },
     { name: "list.json", mimeType: "application/json", buffer: Buffer.from("[1, 2, 3]") },
   ]);
   await page.waitForFunction(() => document.querySelectorAll("tr.run-row, tr.error-row").length === 3);
-  assert.deepEqual((await runRows(page)).map((r) => [r.runId, r.privacyScore, r.verdict, r.blocked]), [
-    ["run_hr_001", "42", "High risk", "false"],
+  // The stored report and our analysis of its trace agree.
+  assert.deepEqual((await runRows(page)).map((r) => [r.kind, r.runId, r.privacyScore, r.verdict, r.blocked, r.consistent]), [
+    ["report", "run_hr_001", "42", "High risk", "false", "true"],
+    ["trace", "run_hr_001", "42", "High risk", "false", "true"],
   ]);
   const errors = await page.$$eval("tr.error-row", (rows) => rows.map((r) => [r.dataset.file, r.textContent]));
-  assert.equal(errors.length, 2);
-  assert.match(errors[0][1], /AgentLeak trace/);
-  assert.match(errors[1][1], /found an array/);
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0][0], "list.json");
+  assert.match(errors[0][1], /top level: a trace must be a JSON object with an "events" array, but the file holds an array of 3 items/);
   await page.click('button[aria-label="Remove list.json"]');
-  await page.waitForFunction(() => document.querySelectorAll("tr.error-row").length === 1);
+  await page.waitForFunction(() => document.querySelectorAll("tr.error-row").length === 0);
+  assert.equal((await runRows(page)).length, 2);
+  await page.close();
+});
+
+test("the ten example traces are analysed in the page with the reference's numbers, and a finding leads to its event", async () => {
+  const { page, requests, errors } = await openViewer();
+  assert.equal(exampleCases.length, 10);
+  await dropFiles(page, exampleCases.map((name) => ({ name: `${name}.json`, text: traceOf(name) })));
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row, tr.error-row").length === 10);
+
+  const rows = await runRows(page);
+  assert.deepEqual(
+    rows.map((r) => [r.kind, r.runId, Number(r.riskIndex), Number(r.privacyScore), r.verdict, r.blocked, r.consistent]),
+    exampleCases.map((name) => {
+      const r = JSON.parse(fixture(name));
+      return ["trace", r.run_id, r.risk_index, r.privacy_score, r.verdict, String(r.blocked), "true"];
+    }),
+  );
+  assert.deepEqual(await page.$$eval("tr.run-row td .check", (cells) => [...new Set(cells.map((c) => c.textContent))]), ["analysed here"]);
+  assert.equal(await page.$$eval("tr.error-row", (r) => r.length), 0);
+
+  // The healthcare run: its events, in order, with the events that have findings marked.
+  const report = JSON.parse(fixture("ex_healthcare_trace"));
+  const trace = JSON.parse(traceOf("ex_healthcare_trace"));
+  await page.setViewportSize({ width: 1280, height: 600 });
+  await page.click('tr.run-row[data-run-id="run_healthcare_001"]');
+  await page.waitForSelector(".run-detail[data-kind=trace] .events-table");
+  const events = await page.$$eval(".events-table tbody tr.event-row", (rows) => rows.map((r) => [r.dataset.eventId, r.classList.contains("has-finding")]));
+  const withFindings = new Set(report.findings.map((f) => f.event_id));
+  assert.deepEqual(events, trace.events.map((e) => [e.event_id, withFindings.has(e.event_id)]));
+  assert.equal(events.length, 7);
+  assert.equal(await page.$$eval(".findings-table tbody tr", (r) => r.length), report.findings.length);
+  assert.deepEqual(
+    await page.$$eval(".channel-table tbody tr", (rows) => rows.map((r) => [r.dataset.channel, Number(r.dataset.ri)])),
+    report.channel_risks.map((c) => [c.channel, c.ri]),
+  );
+  assert.match(await page.textContent(".run-detail .gate-reasons"), /^a critical \(L4\) secret leaked$/);
+  // Values stay redacted, in the findings and in the event text: the leaked
+  // ones, and those the agent was given that did not leak (SIN, address, birth date).
+  const text = await page.textContent(".run-detail");
+  for (const secret of ["TREM12345678", "jean.tremblay@example.com", "Jean Tremblay", "123-456-789", "120 Maple Street", "1979-03-12"]) {
+    assert.ok(!text.includes(secret), secret);
+  }
+  assert.deepEqual(await page.$$eval("#event-3 mark", (m) => m.map((e) => [e.className, e.textContent])), [
+    ["redacted leaked", "Je*********ay"], ["redacted leaked", "di****es"], ["redacted leaked", "TR********78"],
+  ]);
+  assert.match(await page.textContent("#event-2"), /sin: 12\*{7}89/);
+
+  // Follow finding_015 (the e-mail in the log) to its event: evt_006, below the fold until then.
+  const inView = (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.$eval('tr[data-finding-id="finding_015"] a.event-link', (a) => a.scrollIntoView({ block: "end" }));
+  assert.equal(await inView("#event-5"), false);
+  await page.click('tr[data-finding-id="finding_015"] a.event-link');
+  await page.waitForSelector("tr.event-row.highlighted");
+  assert.deepEqual(await page.$$eval("tr.event-row.highlighted", (rows) => rows.map((r) => r.dataset.eventId)), ["evt_006"]);
+  await page.waitForFunction(() => { const r = document.getElementById("event-5").getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; });
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "event-5");
+
+  mkdirSync(outDir, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(outDir, "trace-view.png"), fullPage: true });
+  await page.locator(".run-detail .events").screenshot({ path: join(outDir, "trace-events.png") });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.locator(".run-detail .events").screenshot({ path: join(outDir, "trace-events-dark.png") });
+
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a large trace shows what the worker is doing, then lists a bounded number of events with long texts cut", async () => {
+  const { page, requests, errors } = await openViewer();
+  const events = Array.from({ length: 6000 }, (_, i) => ({
+    event_id: `e${i}`, channel: "log", source: "app", target: "stdout", content: `step ${i}: ${"lorem ipsum dolor sit amet ".repeat(40)}`,
+  }));
+  const longText = `contact jean.tremblay@example.com ${"x".repeat(3000)}`;
+  events[3] = { event_id: "e3", channel: "tool_call", source: "agent", target: "crm", content: longText };
+  const text = JSON.stringify({ run_id: "run_big", agent_name: "big_agent", events });
+  assert.ok(text.length > 5_000_000);
+  const mb = `${(text.length / 1e6).toFixed(1)} MB`;
+
+  // Every status line the row shows, in order.
+  await page.evaluate(() => {
+    window.statusLines = [];
+    new MutationObserver(() => {
+      const line = document.querySelector("tr.reading-row .status")?.textContent;
+      if (line && window.statusLines.at(-1) !== line) window.statusLines.push(line);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await dropFiles(page, [{ name: "big.json", text }]);
+  await page.waitForSelector("tr.run-row", { timeout: 120_000 });
+  assert.deepEqual(await page.evaluate(() => window.statusLines), ["Reading…", `Reading… ${mb}`, `Analysing… ${mb}`]);
+
+  const [row] = await runRows(page);
+  assert.deepEqual([row.kind, row.runId, row.consistent], ["trace", "run_big", "true"]);
+  await page.click("tr.run-row");
+  await page.waitForSelector(".events-table");
+  assert.equal(await page.$$eval("tr.event-row", (r) => r.length), 5000);
+  assert.equal(await page.$eval(".events-left-out", (p) => p.dataset.leftOut), "1000");
+  assert.match(await page.textContent("#events-title"), /Events \(6\u202F000\)/);
+  const long = await page.textContent("#event-3 .event-text");
+  assert.match(long, new RegExp(`first 2\u202F000 of 3\u202F${String(longText.length).slice(1)} characters`));
+  assert.ok(!long.includes("jean.tremblay@example.com"));
+  assert.equal(await page.$eval("#event-3", (r) => r.classList.contains("has-finding")), true);
+  assert.equal(await page.$eval("a.event-link", (a) => a.dataset.eventIndex), "3");
+  mkdirSync(outDir, { recursive: true });
+  await page.$eval("#event-3", (e) => e.scrollIntoView({ block: "center" }));
+  await page.screenshot({ path: join(outDir, "trace-large.png") });
+
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 

@@ -1,0 +1,171 @@
+//! The events of a trace analysed here, in trace order, with the events
+//! that have findings marked. The list is what the worker sent: at most
+//! `protocol::EVENT_LIMIT` events, each text cut at `protocol::TEXT_LIMIT`
+//! characters, detected and leaked values already redacted.
+
+use crate::protocol::{AnalysedTrace, EventRow, TextPart, EVENT_LIMIT, TEXT_LIMIT};
+use agentrisk::model::Finding;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Properties)]
+pub struct EventListProps {
+    pub trace: Rc<AnalysedTrace>,
+    /// The index of the event a finding link last pointed at.
+    pub highlighted: Option<usize>,
+}
+
+impl PartialEq for EventListProps {
+    /// A loaded trace never changes, so its identity is its allocation; this
+    /// spares a deep comparison of thousands of events on every render.
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.trace, &other.trace) && self.highlighted == other.highlighted
+    }
+}
+
+/// The DOM id of an event's row.
+pub fn event_row_id(index: usize) -> String {
+    format!("event-{index}")
+}
+
+/// Scrolls an event's row to the middle of the view and gives it focus, so
+/// keyboard users land on it too.
+pub fn reveal_event(index: usize) {
+    let Some(row) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(&event_row_id(index)))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return;
+    };
+    let scroll = web_sys::ScrollIntoViewOptions::new();
+    scroll.set_block(web_sys::ScrollLogicalPosition::Center);
+    row.scroll_into_view_with_scroll_into_view_options(&scroll);
+    let focus = web_sys::FocusOptions::new();
+    focus.set_prevent_scroll(true);
+    // Focus can only fail on an element that cannot take it; the row has a tabindex.
+    let _ = row.focus_with_options(&focus);
+}
+
+#[function_component(EventList)]
+pub fn event_list(props: &EventListProps) -> Html {
+    let trace = props.trace.as_ref();
+    let findings: HashMap<&str, &Finding> = trace.report.findings.iter().map(|f| (f.finding_id.as_str(), f)).collect();
+    let with_findings = trace.events.iter().filter(|e| !e.finding_ids.is_empty()).count();
+    let left_out = trace.events_left_out();
+    html! {
+        <section class="events" aria-labelledby="events-title">
+            <h3 id="events-title">{ format!("Events ({})", group_digits(trace.events_total)) }</h3>
+            <p class="muted">
+                { format!("In trace order; {with_findings} with findings on a disclosure channel are marked. ") }
+                if trace.text_withheld {
+                    <strong>{ "Event text is not shown for this trace: the values to redact in it could not be located." }</strong>
+                } else {
+                    { "Values the detectors find are redacted as in the report: " }
+                    <mark class="redacted leaked">{ "leaked" }</mark>{ " (a finding of this run) or " }
+                    <mark class="redacted detected">{ "not leaked" }</mark>
+                    { format!(" (e.g. given to the agent). Texts longer than {} characters are cut.", group_digits(TEXT_LIMIT)) }
+                }
+            </p>
+            <div class="table-wrap">
+                <table class="events-table">
+                    <thead><tr>
+                        <th scope="col" class="num">{ "#" }</th>
+                        <th scope="col">{ "Event" }</th>
+                        <th scope="col">{ "Channel" }</th>
+                        <th scope="col">{ "Source → target" }</th>
+                        <th scope="col">{ "Text" }</th>
+                        <th scope="col">{ "Findings" }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for trace.events.iter().enumerate().map(|(index, event)| event_row(index, event, props.highlighted == Some(index), trace.text_withheld, &findings)) }
+                    </tbody>
+                </table>
+            </div>
+            if left_out > 0 {
+                <p class="events-left-out" data-left-out={left_out.to_string()}>
+                    { format!("{} more events are not listed: the view lists the first {} of {}. Every event was analysed; the numbers above cover them all.",
+                        group_digits(left_out), group_digits(EVENT_LIMIT), group_digits(trace.events_total)) }
+                </p>
+            }
+        </section>
+    }
+}
+
+fn event_row(
+    index: usize,
+    event: &EventRow,
+    highlighted: bool,
+    withheld: bool,
+    findings: &HashMap<&str, &Finding>,
+) -> Html {
+    let marked = !event.finding_ids.is_empty();
+    let class = classes!("event-row", marked.then_some("has-finding"), highlighted.then_some("highlighted"));
+    html! {
+        <tr id={event_row_id(index)} {class} tabindex="-1"
+            data-event-index={index.to_string()} data-event-id={event.event_id.clone()}
+            data-findings={event.finding_ids.len().to_string()}>
+            <td class="num">{ index + 1 }</td>
+            <td class="mono">{ &event.event_id }</td>
+            <td class="mono">
+                { event.channel.as_str() }
+                if event.channel.is_baseline() { <span class="muted baseline" title="A baseline channel: what the agent was given, not a disclosure">{ " (baseline)" }</span> }
+            </td>
+            <td>{ format!("{} → {}", event.source, event.target) }</td>
+            <td class="event-text">{ event_text(event, withheld) }</td>
+            <td class="event-findings">
+                { for event.finding_ids.iter().map(|id| match findings.get(id.as_str()) {
+                    Some(f) => html! {
+                        <div class="finding-chip" data-finding-id={id.clone()}>
+                            <span class={classes!("level", f.level.badge())}>{ f.level.label() }</span>{ " " }{ &f.data_type }
+                        </div>
+                    },
+                    None => html! { <div class="finding-chip mono">{ id }</div> },
+                }) }
+            </td>
+        </tr>
+    }
+}
+
+fn event_text(event: &EventRow, withheld: bool) -> Html {
+    if event.text_chars == 0 {
+        return html! { <span class="muted">{ "(no text)" }</span> };
+    }
+    if withheld {
+        return html! { <span class="muted">{ format!("({} characters, not shown)", group_digits(event.text_chars)) }</span> };
+    }
+    html! {
+        <>
+            <div class="text">
+                { for event.text.iter().map(|part| match part {
+                    TextPart::Plain(text) => html! { { text } },
+                    TextPart::Leaked(text) => html! {
+                        <mark class="redacted leaked" title="A leaked value (a finding of this run), redacted as in the report">{ text }</mark>
+                    },
+                    TextPart::Detected(text) => html! {
+                        <mark class="redacted detected" title="A value the detectors found that is no finding here (e.g. a secret the agent was given), redacted">{ text }</mark>
+                    },
+                }) }
+                if event.text_truncated() { { "…" } }
+            </div>
+            if event.text_truncated() {
+                <div class="muted cut">{ format!("first {} of {} characters", group_digits(TEXT_LIMIT.min(event.text_chars)), group_digits(event.text_chars)) }</div>
+            }
+        </>
+    }
+}
+
+/// `12345` → `12 345` (a narrow no-break space between groups of three).
+fn group_digits(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('\u{202F}');
+        }
+        out.push(c);
+    }
+    out
+}

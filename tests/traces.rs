@@ -1,0 +1,206 @@
+//! Traces through the worker's one call, natively: the report the page gets
+//! is the reference's own `report.default.json` (bar the clock), the event
+//! list is bounded, and no leaked value reaches the page in clear.
+
+use agentrisk::config::AnalysisConfig;
+use agentrisk::pipeline::{load_any, AnalysisInput, Loaded};
+use agentrisk_viewer::protocol::{analyze_bytes, AnalysedTrace, FileResult, TextPart, EVENT_LIMIT, TEXT_LIMIT};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const CLOCK: &str = "2026-12-02T12:00:00.000Z";
+
+fn example_cases() -> Vec<PathBuf> {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&cases)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("ex_"))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn analysed(bytes: &[u8]) -> AnalysedTrace {
+    match analyze_bytes(bytes, CLOCK.to_owned()) {
+        FileResult::Trace(trace) => *trace,
+        FileResult::Report(_) => panic!("read as a report"),
+        FileResult::Error { message } => panic!("{message}"),
+    }
+}
+
+fn default_report(bytes: &[u8]) -> agentrisk::model::Report {
+    let config = AnalysisConfig::default();
+    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: CLOCK.to_owned() };
+    let Ok(Loaded::Trace { report, .. }) = load_any(bytes, &input) else { panic!("not a trace") };
+    *report
+}
+
+/// The raw values the default run redacts: the test may know them, the page may not.
+fn matched_values(bytes: &[u8]) -> Vec<String> {
+    let config = AnalysisConfig { redact_values: false, ..AnalysisConfig::default() };
+    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
+    let Ok(Loaded::Trace { report, .. }) = load_any(bytes, &input) else { panic!("not a trace") };
+    report.findings.iter().filter_map(|f| f.matched_value.clone()).collect()
+}
+
+/// What any built-in detector finds in any event, straight from the detectors.
+fn detected_values(bytes: &[u8]) -> Vec<String> {
+    let trace = agentrisk::trace::parse_trace(bytes).unwrap();
+    let mut found = Vec::new();
+    for event in &trace.events {
+        for detector in agentrisk::detect::Builtin::ALL {
+            detector.scan(&event.text, &mut found);
+        }
+    }
+    found.into_iter().map(|m| m.value).collect()
+}
+
+fn shown(parts: &[TextPart]) -> String {
+    parts.iter().map(TextPart::as_str).collect()
+}
+
+#[test]
+fn every_example_trace_gives_the_reference_report_and_masks_its_leaked_values() {
+    let cases = example_cases();
+    assert_eq!(cases.len(), 10);
+    for case in cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(case.join("trace.json")).unwrap();
+        let trace = analysed(&bytes);
+
+        // Exactly the core's report with no config file: keeping raw values
+        // for masking and dropping them after changes nothing else.
+        assert_eq!(trace.report, default_report(&bytes), "{name}");
+        // And the reference's numbers (the core's parity test compares the rest).
+        let reference: Value =
+            serde_json::from_slice(&std::fs::read(case.join("report.default.json")).unwrap()).unwrap();
+        let ours = serde_json::to_value(&trace.report).unwrap();
+        for key in
+            ["run_id", "risk_index", "privacy_score", "verdict", "blocked", "wsl", "rho_s", "summary", "channel_risks"]
+        {
+            assert_eq!(ours[key], reference[key], "{name}: {key}");
+        }
+        let ids = |r: &Value| -> Vec<(Value, Value, Value)> {
+            r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| (f["finding_id"].clone(), f["event_id"].clone(), f["redacted_value"].clone()))
+                .collect()
+        };
+        assert_eq!(ids(&ours), ids(&reference), "{name}: findings");
+        assert!(trace.report.findings.iter().all(|f| f.matched_value.is_none()), "{name}");
+
+        let events: Value = serde_json::from_slice(&bytes).unwrap();
+        let events = events["events"].as_array().unwrap();
+        assert_eq!((trace.events.len(), trace.events_total, trace.events_left_out()), (events.len(), events.len(), 0));
+        assert!(!trace.text_withheld);
+        for (i, (row, event)) in trace.events.iter().zip(events).enumerate() {
+            // Events without an id get the reference's `evt_NNN` (1-based position).
+            let id = event["event_id"].as_str().map_or(format!("evt_{:03}", i + 1), String::from);
+            assert_eq!(row.event_id, id, "{name}");
+            assert_eq!(Some(row.channel.as_str()), event["channel"].as_str(), "{name}");
+        }
+        // Every finding is on a listed event with its id and channel.
+        for f in &trace.report.findings {
+            let on =
+                trace.events.iter().find(|e| e.finding_ids.contains(&f.finding_id)).expect("finding's event listed");
+            assert_eq!((on.event_id.as_str(), on.channel), (f.event_id.as_str(), f.channel), "{name}");
+        }
+        // No leaked value, and nothing any detector finds in an event, is
+        // in clear in any event text, in any ASCII case. (The report itself
+        // may name one: "disciplinary" is also a data type.)
+        let texts: String = trace.events.iter().map(|e| shown(&e.text).to_ascii_lowercase() + "\n").collect();
+        for value in matched_values(&bytes) {
+            assert!(!texts.contains(&value.to_ascii_lowercase()), "{name}: leaked value {value:?} in an event text");
+        }
+        for value in detected_values(&bytes) {
+            assert!(!texts.contains(&value.to_ascii_lowercase()), "{name}: detected value {value:?} in an event text");
+        }
+    }
+}
+
+#[test]
+fn the_healthcare_trace_lists_its_events_with_leaked_values_redacted() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases/ex_healthcare_trace");
+    let trace = analysed(&std::fs::read(case.join("trace.json")).unwrap());
+    let memo = &trace.events[3];
+    assert_eq!(memo.event_id, "evt_004");
+    assert_eq!(memo.finding_ids, ["finding_012", "finding_013", "finding_011"]);
+    assert_eq!(
+        shown(&memo.text),
+        "Memo: patient Je*********ay has Type 2 di****es (NAM TR********78); follow-up in 3 months."
+    );
+    assert!(memo.text.contains(&TextPart::Leaked("TR********78".into())));
+    assert_eq!(memo.text_chars, shown(&memo.text).chars().count());
+    // The user's own input names the patient too: the leaked name is masked
+    // there as well, and the birth date, which did not leak, as detected.
+    assert_eq!(
+        trace.events[0].text,
+        [
+            TextPart::Plain("Summarize the patient record for ".into()),
+            TextPart::Leaked("Je*********ay".into()),
+            TextPart::Plain(" (DOB ".into()),
+            TextPart::Detected("19******12".into()),
+            TextPart::Plain(").".into()),
+        ]
+    );
+    assert!(trace.events[0].finding_ids.is_empty());
+    // The record the tool returned: its SIN and address never leaked, and are redacted too.
+    let record = shown(&trace.events[2].text);
+    assert!(record.contains("sin: 12*******89") && record.contains("address: 12************et"), "{record}");
+    // Blocked: a critical (L4) secret leaked (score 56 is above the threshold).
+    assert_eq!(trace.block_reasons, vec![agentrisk::score::BlockReason::CriticalLeak]);
+}
+
+#[test]
+fn a_large_trace_sends_a_bounded_event_list_and_cut_texts() {
+    let filler = "lorem ipsum ".repeat(300); // 3 600 characters
+    let long_text = format!("{filler} contact jean.tremblay@example.com");
+    let mut events: Vec<Value> = (0..EVENT_LIMIT + 250)
+        .map(|i| serde_json::json!({"event_id": format!("e{i}"), "channel": "log", "source": "app", "target": "stdout", "content": format!("line {i}")}))
+        .collect();
+    events[7] = serde_json::json!({"event_id": "e7", "channel": "tool_call", "source": "agent", "target": "crm",
+        "content": long_text});
+    events[9] = serde_json::json!({"event_id": "e9", "channel": "log", "source": "app", "target": "stdout",
+        "content": "mail to jean.tremblay@example.com"});
+    let bytes = serde_json::to_vec(&serde_json::json!({"run_id": "big", "events": events})).unwrap();
+    let trace = analysed(&bytes);
+    assert_eq!(
+        (trace.events.len(), trace.events_total, trace.events_left_out()),
+        (EVENT_LIMIT, EVENT_LIMIT + 250, 250)
+    );
+    assert_eq!(trace.report.event_count, (EVENT_LIMIT + 250) as u64);
+    let long = &trace.events[7];
+    assert_eq!((shown(&long.text).chars().count(), long.text_chars), (TEXT_LIMIT, long_text.len()));
+    assert!(long.text_truncated());
+    assert_eq!(shown(&trace.events[9].text), "mail to je*********************om");
+    assert!(trace.events[9].finding_ids.len() == 1 && !trace.events[9].text_truncated());
+}
+
+#[test]
+fn a_report_still_loads_as_a_report_and_a_non_trace_names_the_problem() {
+    let report = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/hr_trace.report.json")).unwrap();
+    assert!(matches!(analyze_bytes(&report, CLOCK.to_owned()), FileResult::Report(r) if r.rescore.consistent));
+    let FileResult::Error { message } = analyze_bytes(b"[1, 2, 3]", CLOCK.to_owned()) else {
+        panic!("loaded an array")
+    };
+    assert_eq!(
+        message,
+        "top level: a trace must be a JSON object with an \"events\" array, but the file holds an array of 3 items"
+    );
+}
+
+#[test]
+fn a_value_holding_a_lone_surrogate_still_loads_but_its_text_is_withheld() {
+    // Redaction hides the unpaired surrogate inside the secret, so the
+    // default report can be written; the raw value cannot be, so the values
+    // to mask are unknown and no event text is sent.
+    let bytes = br#"{"run_id": "s", "events": [{"channel": "log", "content": "password: ab\ud800cdefgh123"}]}"#;
+    let trace = analysed(bytes);
+    assert_eq!(trace.report, default_report(bytes));
+    assert_eq!(trace.report.findings[0].redacted_value, "ab********23");
+    assert!(trace.text_withheld);
+    assert!(trace.events.iter().all(|e| e.text.is_empty() && e.text_chars > 0));
+}
