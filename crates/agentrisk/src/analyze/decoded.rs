@@ -3,10 +3,7 @@
 //! detectors can read them. Two levels deep: a decoded text is searched
 //! once more, and nested views are named `outer>inner`.
 
-use crate::detect::pyregex::builtin;
-use crate::detect::pyregex::PyRegex as Regex;
-use crate::pyunicode::{is_alnum, is_printable};
-use std::sync::OnceLock;
+use crate::pyunicode::{is_alnum, is_printable, is_space};
 
 /// One decoded view: its transform, the byte span of the encoded token in
 /// the event text, and the decoded text.
@@ -17,21 +14,126 @@ pub struct View {
     pub text: String,
 }
 
-struct Patterns {
-    hex: Regex,
-    base64: Regex,
-    percent_run: Regex,
-    spaced: Regex,
+// The reference finds the encoded tokens with four regexes (kept in the
+// tests as the definition these scanners are checked against):
+//
+//   hex      (?<![0-9A-Fa-f])[0-9A-Fa-f]+(?![0-9A-Fa-f])
+//   base64   (?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{8,}={0,2}(?![A-Za-z0-9+/_\-=])
+//   percent  [^\s"'<>&?=/#]+
+//   spaced   (?<!\S)\S(?: \S){7,}(?!\S)
+//
+// Every event text and every decoded text goes through all four, so they
+// are scanned by hand here, in one pass each and without a regex engine.
+
+/// Python `\s` (`str.isspace`), with the ASCII answer inline.
+fn space(c: char) -> bool {
+    if c.is_ascii() {
+        return matches!(c as u8, 0x09..=0x0D | 0x1C..=0x20);
+    }
+    is_space(c)
 }
 
-fn patterns() -> &'static Patterns {
-    static P: OnceLock<Patterns> = OnceLock::new();
-    P.get_or_init(|| Patterns {
-        hex: builtin(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]+(?![0-9A-Fa-f])"),
-        base64: builtin(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{8,}={0,2}(?![A-Za-z0-9+/_\-=])"),
-        percent_run: builtin(r#"[^\s"'<>&?=/#]+"#),
-        spaced: builtin(r"(?<!\S)\S(?: \S){7,}(?!\S)"),
-    })
+/// Maximal runs of ASCII hex digits (the `hex` regex).
+fn hex_spans(text: &str) -> Vec<(usize, usize)> {
+    byte_runs(text, |b| b.is_ascii_hexdigit())
+}
+
+/// Maximal runs of bytes satisfying `keep`.
+fn byte_runs(text: &str, keep: impl Fn(u8) -> bool) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if keep(b[i]) {
+            let start = i;
+            while i < b.len() && keep(b[i]) {
+                i += 1;
+            }
+            out.push((start, i));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn is_base64_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-')
+}
+
+/// The `base64` regex: a body can only start a maximal run of the alphabet
+/// (look-behind) and must take all of it (a shorter body is followed by an
+/// alphabet character); the `=`s after it must be all there are, at most
+/// two, and not followed by the alphabet.
+fn base64_spans(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    byte_runs(text, is_base64_char)
+        .into_iter()
+        .filter(|&(start, end)| end - start >= 8)
+        .filter_map(|(start, end)| {
+            let pad = b[end..].iter().take_while(|&&c| c == b'=').count();
+            let after = b.get(end + pad).copied();
+            (pad <= 2 && !(pad > 0 && after.is_some_and(is_base64_char))).then_some((start, end + pad))
+        })
+        .collect()
+}
+
+/// Maximal runs of characters other than whitespace and `"'<>&?=/#` (the
+/// `percent` regex), that contain a `%XX` escape.
+fn percent_spans(text: &str) -> Vec<(usize, usize)> {
+    if !text.contains('%') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+        let inside = !space(c) && !matches!(c, '"' | '\'' | '<' | '>' | '&' | '?' | '=' | '/' | '#');
+        match (inside, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if has_percent_escape(&text[s..i]) {
+                    out.push((s, i));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The `spaced` regex: from a non-space character with whitespace (or the
+/// start) before it, as many " X" pairs as follow; the match needs the
+/// character after it to be whitespace or the end, so when a non-space
+/// character follows, the regex backs off one pair (leaving a space next).
+fn spaced_spans(text: &str) -> Vec<(usize, usize)> {
+    if text.bytes().filter(|&b| b == b' ').count() < 7 {
+        return Vec::new();
+    }
+    let cs: Vec<(usize, char)> = text.char_indices().collect();
+    let offset = |i: usize| cs.get(i).map_or(text.len(), |&(at, _)| at);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cs.len() {
+        if space(cs[i].1) || (i > 0 && !space(cs[i - 1].1)) {
+            i += 1;
+            continue;
+        }
+        let (mut pairs, mut j) = (0, i + 1);
+        while j + 1 < cs.len() && cs[j].1 == ' ' && !space(cs[j + 1].1) {
+            pairs += 1;
+            j += 2;
+        }
+        let end = if j == cs.len() || space(cs[j].1) { (pairs >= 7).then_some(j) } else { (pairs >= 8).then(|| j - 2) };
+        match end {
+            Some(end) => {
+                out.push((offset(i), offset(end)));
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    out
 }
 
 /// Every view of `text`, each followed by its own nested views.
@@ -52,27 +154,25 @@ pub fn views(text: &str) -> Vec<View> {
 }
 
 fn views_one_level(text: &str) -> Vec<View> {
-    let p = patterns();
     let mut out = Vec::new();
     let mut kept_hex: Vec<(usize, usize)> = Vec::new();
-    for m in p.hex.captures(text).filter_map(|c| c.get(0)) {
-        let run = m.as_str();
+    for (start, end) in hex_spans(text) {
+        let run = &text[start..end];
         if run.len() < 16 || run.len() % 2 != 0 {
             continue;
         }
         let bytes: Vec<u8> =
             (0..run.len()).step_by(2).filter_map(|i| u8::from_str_radix(&run[i..i + 2], 16).ok()).collect();
         if let Some(decoded) = readable(&bytes) {
-            kept_hex.push((m.start(), m.end()));
-            out.push(View { transform: "hex".into(), span: (m.start(), m.end()), text: decoded });
+            kept_hex.push((start, end));
+            out.push(View { transform: "hex".into(), span: (start, end), text: decoded });
         }
     }
-    for m in p.base64.captures(text).filter_map(|c| c.get(0)) {
-        let span = (m.start(), m.end());
+    for span in base64_spans(text) {
         if kept_hex.iter().any(|&(s, e)| s <= span.0 && span.1 <= e) {
             continue;
         }
-        let body = m.as_str().trim_end_matches('=');
+        let body = text[span.0..span.1].trim_end_matches('=');
         let all_letters_one_case = body.chars().all(|c| c.is_alphabetic())
             && (body.chars().all(char::is_uppercase) || body.chars().all(char::is_lowercase));
         if all_letters_one_case {
@@ -82,18 +182,15 @@ fn views_one_level(text: &str) -> Vec<View> {
             out.push(View { transform: "base64".into(), span, text: decoded });
         }
     }
-    for m in p.percent_run.captures(text).filter_map(|c| c.get(0)) {
-        let run = m.as_str();
-        if !has_percent_escape(run) {
-            continue;
-        }
+    for (start, end) in percent_spans(text) {
+        let run = &text[start..end];
         let decoded = unquote(run);
         if decoded != run {
-            out.push(View { transform: "percent".into(), span: (m.start(), m.end()), text: decoded });
+            out.push(View { transform: "percent".into(), span: (start, end), text: decoded });
         }
     }
-    for m in p.spaced.captures(text).filter_map(|c| c.get(0)) {
-        out.push(View { transform: "spaced".into(), span: (m.start(), m.end()), text: m.as_str().replace(' ', "") });
+    for (start, end) in spaced_spans(text) {
+        out.push(View { transform: "spaced".into(), span: (start, end), text: text[start..end].replace(' ', "") });
     }
     out
 }
@@ -188,6 +285,39 @@ fn unquote(run: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::pyregex::builtin;
+
+    fn regex_spans(pattern: &str, text: &str) -> Vec<(usize, usize)> {
+        builtin(pattern).captures(text).filter_map(|c| c.get(0)).map(|m| (m.start(), m.end())).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The hand scanners find exactly the reference regexes' matches.
+        #[test]
+        fn scanners_match_the_reference_regexes(
+            text in "([a-fA-F0-9]{1,20}|[g-zG-Z+/_=-]{1,3}| {1,2}|[\t\n\u{1c}\u{a0}\u{2003}]|[%\"'<>&?#.]|é|\u{FF10}|x y z w v u t s r|={1,3}){0,14}"
+        ) {
+            proptest::prop_assert_eq!(hex_spans(&text), regex_spans(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]+(?![0-9A-Fa-f])", &text));
+            proptest::prop_assert_eq!(
+                base64_spans(&text),
+                regex_spans(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{8,}={0,2}(?![A-Za-z0-9+/_\-=])", &text)
+            );
+            let percent: Vec<(usize, usize)> = regex_spans(r#"[^\s"'<>&?=/#]+"#, &text)
+                .into_iter()
+                .filter(|&(s, e)| has_percent_escape(&text[s..e]))
+                .collect();
+            proptest::prop_assert_eq!(percent_spans(&text), percent);
+            proptest::prop_assert_eq!(spaced_spans(&text), regex_spans(r"(?<!\S)\S(?: \S){7,}(?!\S)", &text));
+        }
+    }
+
+    #[test]
+    fn inline_whitespace_agrees_with_python() {
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            assert_eq!(space(c), is_space(c), "{c:?}");
+        }
+    }
 
     #[test]
     fn the_four_encodings_and_nesting() {

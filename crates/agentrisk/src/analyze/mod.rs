@@ -9,7 +9,11 @@
 mod coalesce;
 pub mod decoded;
 mod obscured;
+mod split;
 mod suppress;
+mod token_match;
+
+use token_match::TokenMatcher;
 
 use crate::detect::{Builtin, CustomDetector, RawMatch};
 use crate::model::{Channel, Level, Severity};
@@ -154,23 +158,26 @@ pub fn findings_from_events(
         if event.text.is_empty() || !detection.channels.iter().any(|c| c == event.channel.as_str()) {
             continue;
         }
+        let mut new = NewFindings { index, event, scoring, counter, numbered: 0, seen: HashSet::new() };
+        let mut created = Vec::new();
+        new.read(event.text, None, detection, canaries, &mut created);
+        let spans = suppress::credential_spans(event.text, &created);
+        let mut kept = suppress::drop_values_inside_credentials(event.text, &spans, created);
+        // Computed once: the obscured-copy pass reads the same views.
+        let views = decoded::views(event.text);
+        for view in &views {
+            if !suppress::inside_one(&spans, view.span) {
+                new.read(&view.text, Some(&view.transform), detection, canaries, &mut kept);
+            }
+        }
         scanned.push(obscured::Scanned {
             event_id: event.event_id,
             channel: event.channel,
             source: event.source,
             target: event.target,
             text: event.text,
+            views,
         });
-        let mut new = NewFindings { index, event, scoring, counter, numbered: 0, seen: HashSet::new() };
-        let mut created = Vec::new();
-        new.read(event.text, None, detection, canaries, &mut created);
-        let spans = suppress::credential_spans(event.text, &created);
-        let mut kept = suppress::drop_values_inside_credentials(event.text, &spans, created);
-        for view in decoded::views(event.text) {
-            if !suppress::inside_one(&spans, view.span) {
-                new.read(&view.text, Some(&view.transform), detection, canaries, &mut kept);
-            }
-        }
         // Reference quirk (edge_finding_id_collision): the counter advances
         // by the findings returned, not those numbered, so ids can repeat.
         counter += kept.len();
@@ -224,8 +231,10 @@ impl NewFindings<'_, '_> {
                 }
             }
         }
+        // One screen of the text serves every detector.
+        let screened = crate::detect::ScreenedText::new(text);
         for builtin in &detection.builtins {
-            builtin.scan(text, &mut raw);
+            builtin.scan_screened(&screened, &mut raw);
         }
         if let Some(custom) = &detection.custom {
             custom.scan(text, &mut raw);
@@ -302,62 +311,28 @@ pub fn contains_at_token_boundaries(haystack: &str, needle: &str) -> bool {
 
 /// The canonical form of a finding value (spec 2.7).
 pub fn canonical_value(value: &str) -> String {
-    canonical(value)
-}
-
-/// Many needles searched at once (Aho–Corasick), reporting which needles
-/// occur in a haystack at token boundaries — the many-needle form of
-/// [`contains_at_token_boundaries`], which keeps the whole-trace passes
-/// near-linear instead of needles × events.
-pub(crate) struct TokenMatcher {
-    automaton: Option<aho_corasick::AhoCorasick>,
-}
-
-impl TokenMatcher {
-    pub(crate) fn new<S: AsRef<str>>(needles: &[S]) -> TokenMatcher {
-        let usable: Vec<&str> = needles.iter().map(|n| n.as_ref()).collect();
-        let automaton =
-            aho_corasick::AhoCorasick::builder().match_kind(aho_corasick::MatchKind::Standard).build(&usable).ok();
-        TokenMatcher { automaton }
+    if !value.is_ascii() {
+        return canonical(value);
     }
-
-    /// Indexes of the needles found in `haystack` at token boundaries, ascending.
-    pub(crate) fn indexes_in(&self, haystack: &str) -> Vec<usize> {
-        let mut out = Vec::new();
-        let Some(ac) = &self.automaton else { return out };
-        for m in ac.find_overlapping_iter(haystack) {
-            if m.start() == m.end() {
-                continue;
+    // ASCII only: Python's whitespace here is U+0009–U+000D and
+    // U+001C–U+0020, and case folding is plain lower-casing. Same result as
+    // `canonical`, without a table lookup per character (whole event texts
+    // go through here).
+    let is_space = |b: u8| matches!(b, 0x09..=0x0D | 0x1C..=0x20);
+    let mut out = Vec::with_capacity(value.len());
+    let mut pending_space = false;
+    for &b in value.as_bytes() {
+        if is_space(b) {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(b' ');
+                pending_space = false;
             }
-            let before = haystack[..m.start()].chars().next_back();
-            let after = haystack[m.end()..].chars().next();
-            if !before.is_some_and(crate::pyunicode::is_alnum) && !after.is_some_and(crate::pyunicode::is_alnum) {
-                out.push(m.pattern().as_usize());
-            }
+            out.push(b.to_ascii_lowercase());
         }
-        out.sort_unstable();
-        out.dedup();
-        out
     }
-
-    /// Indexes of the needles that `joined` spells exactly as a run of whole
-    /// tokens: starting and ending at one of `starts` (token start offsets,
-    /// with the end offset last).
-    pub(crate) fn indexes_in_token_runs(&self, joined: &str, starts: &[usize]) -> Vec<usize> {
-        let mut out = Vec::new();
-        let Some(ac) = &self.automaton else { return out };
-        for m in ac.find_overlapping_iter(joined) {
-            if m.start() != m.end()
-                && starts.binary_search(&m.start()).is_ok()
-                && starts.binary_search(&m.end()).is_ok()
-            {
-                out.push(m.pattern().as_usize());
-            }
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
+    String::from_utf8(out).unwrap_or_else(|_| canonical(value))
 }
 
 #[cfg(test)]
@@ -370,6 +345,13 @@ mod tests {
         assert_eq!(redact("abcd"), "****");
         assert_eq!(redact(""), "");
         assert_eq!(redact("４１１１１１"), "４１**１１");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn canonical_value_agrees_with_pyunicode(s in "[ -~\t\n\x0b\x0c\r\x1c-\x1f\x00-\x08éßİ\u{a0}]{0,24}") {
+            proptest::prop_assert_eq!(canonical_value(&s), canonical(&s));
+        }
     }
 
     #[test]

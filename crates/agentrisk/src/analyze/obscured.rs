@@ -7,7 +7,7 @@
 //! canonical, reversed and rotated texts are computed once, and anchors are
 //! looked up only where their text can occur. Results are the same.
 
-use super::decoded::views;
+use super::split::{split_copies_in_group, IdentifierTrie, TokenRuns};
 use super::{canonical_value, contains_at_token_boundaries, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
 use std::collections::{HashMap, HashSet};
@@ -19,6 +19,8 @@ pub(super) struct Scanned<'a> {
     pub source: &'a str,
     pub target: &'a str,
     pub text: &'a str,
+    /// The decoded views of `text` (spec 2.4), from the per-event pass.
+    pub views: Vec<super::decoded::View>,
 }
 
 struct Anchor {
@@ -36,7 +38,9 @@ fn ascii_alnum(v: &str) -> String {
     v.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
 }
 
-/// Maximal runs of ASCII letters and digits, lower-cased.
+/// Maximal runs of ASCII letters and digits, lower-cased (the reference's
+/// helper; `split::TokenRuns` holds them concatenated).
+#[cfg(test)]
 fn tokens(t: &str) -> Vec<String> {
     t.split(|c: char| !c.is_ascii_alphanumeric()).filter(|s| !s.is_empty()).map(str::to_ascii_lowercase).collect()
 }
@@ -45,7 +49,9 @@ fn is_identifier(a: &str) -> bool {
     a.chars().count() >= 8 && a.chars().filter(char::is_ascii_digit).count() >= 4
 }
 
-/// Greatest length of consecutive whole tokens that spell `target[pos..]`'s prefix.
+/// Greatest length of consecutive whole tokens that spell `target[pos..]`'s prefix
+/// (the reference's helper; `split` computes it for all identifiers at once).
+#[cfg(test)]
 fn frag(toks: &[String], target: &str, pos: usize) -> usize {
     let rest = &target[pos.min(target.len())..];
     let mut best = 0;
@@ -160,10 +166,15 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     // at those, in anchor order, gives the reference's result.
     let identifiers: Vec<(usize, &str)> =
         anchors.iter().enumerate().filter_map(|(pos, a)| a.identifier.as_deref().map(|g| (pos, g))).collect();
-    let identifier_matcher = TokenMatcher::new(&identifiers.iter().map(|(_, g)| *g).collect::<Vec<_>>());
+    let trie = IdentifierTrie::new(&identifiers);
     for (i, event) in events.iter().enumerate() {
-        let reversed = canonical_value(&event.text.chars().rev().collect::<String>());
-        let rotated = canonical_value(&rot13(event.text));
+        // For ASCII text, canonical form commutes with reversal and ROT13;
+        // case folding of other characters may not (`ŉ` folds to two).
+        let (reversed, rotated) = if event.text.is_ascii() {
+            (canon[i].chars().rev().collect::<String>(), rot13(&canon[i]))
+        } else {
+            (canonical_value(&event.text.chars().rev().collect::<String>()), canonical_value(&rot13(event.text)))
+        };
         let by_reversal: Vec<usize> =
             key_matcher.indexes_in(&reversed).into_iter().filter_map(|k| order_of[k]).collect();
         let by_rotation: Vec<usize> =
@@ -171,10 +182,8 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         // Decoded views spelling an identifier: (anchor position, transform of the first such view).
         let mut by_view: Vec<(usize, String)> = Vec::new();
         if !identifiers.is_empty() {
-            for view in views(event.text) {
-                let joined: String = tokens(&view.text).concat();
-                for j in identifier_matcher.indexes_in_token_runs(&joined, &token_starts(&view.text)) {
-                    let pos = identifiers[j].0;
+            for view in &event.views {
+                for pos in trie.spelled_by(&TokenRuns::of(&view.text)) {
                     if !by_view.iter().any(|(p, _)| *p == pos) {
                         by_view.push((pos, view.transform.clone()));
                     }
@@ -211,9 +220,7 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         }
     }
 
-    // 4. Split copies, per target group. A search can only succeed if its
-    // last fragment ends the identifier: some later member of the group has
-    // a token equal to a proper suffix of it. Only those anchors are searched.
+    // 4. Split copies, per target group (see `split`).
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut group_of: HashMap<&str, usize> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
@@ -225,59 +232,11 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
             }
         }
     }
-    let mut by_suffix: HashMap<&str, Vec<usize>> = HashMap::new();
-    for &(pos, g) in &identifiers {
-        for p in 1..g.len() {
-            by_suffix.entry(&g[p..]).or_default().push(pos);
-        }
-    }
-    let event_tokens: Vec<Vec<String>> = events.iter().map(|e| tokens(e.text)).collect();
-    let joined_tokens: Vec<(String, Vec<usize>)> = event_tokens
-        .iter()
-        .map(|toks| {
-            let mut starts = Vec::with_capacity(toks.len());
-            let mut at = 0;
-            for t in toks {
-                starts.push(at);
-                at += t.len();
-            }
-            (toks.concat(), starts)
-        })
-        .collect();
+    let first_seen: Vec<usize> = anchors.iter().map(|a| a.first_seen).collect();
     for members in groups.iter().filter(|m| m.len() >= 2) {
-        // Token → positions (in `members`) of the members holding it.
-        let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut starts3: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (at, &m) in members.iter().enumerate() {
-            for tok in &event_tokens[m] {
-                let list = holders.entry(tok.as_str()).or_default();
-                if list.last() != Some(&at) {
-                    list.push(at);
-                }
-            }
-            for (_, prefix) in token_start_trigrams(&joined_tokens[m]) {
-                let list = starts3.entry(prefix).or_default();
-                if list.last() != Some(&at) {
-                    list.push(at);
-                }
-            }
-        }
-        let mut candidates: Vec<usize> = Vec::new();
-        for (tok, list) in &holders {
-            if let (Some(anchor_list), Some(&last)) = (by_suffix.get(tok), list.last()) {
-                candidates.extend(anchor_list.iter().copied().filter(|&pos| members[last] > anchors[pos].first_seen));
-            }
-        }
-        candidates.sort_unstable();
-        candidates.dedup();
-        for pos in candidates {
+        let runs: Vec<TokenRuns> = members.iter().map(|&m| TokenRuns::of(events[m].text)).collect();
+        for (pos, used) in split_copies_in_group(&trie, members, &runs, &first_seen) {
             let anchor = &anchors[pos];
-            let Some(g) = &anchor.identifier else { continue };
-            let first_later = members.partition_point(|&m| m <= anchor.first_seen);
-            let Some(used) = split_search(&members[first_later..], &event_tokens, g, &holders, &starts3, first_later)
-            else {
-                continue;
-            };
             let Some(&last) = used.last() else { continue };
             if used.iter().any(|&j| reported.contains(&(j, pos)) || held_in_clear(j, anchor)) {
                 continue;
@@ -343,102 +302,6 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     findings.retain(|_| keep.next().unwrap_or(true));
 }
 
-/// The three characters read from each token start of a member's joined
-/// tokens (runs may cross token ends).
-fn token_start_trigrams((joined, starts): &(String, Vec<usize>)) -> impl Iterator<Item = (usize, &str)> {
-    starts.iter().filter_map(move |&s| joined.get(s..s + 3).map(|p| (s, p)))
-}
-
-/// Byte offsets, in the concatenation of `tokens(t)`, where each token starts.
-fn token_starts(t: &str) -> Vec<usize> {
-    let mut starts = Vec::new();
-    let mut at = 0;
-    for tok in tokens(t) {
-        starts.push(at);
-        at += tok.len();
-    }
-    starts.push(at);
-    starts
-}
-
-/// The split-copy search of spec 2.6 step 4 over one group's later members.
-///
-/// The reference tries an attempt from every start position `s` over the
-/// window `later[s..s + 8]`; an attempt begins at the first member of the
-/// window whose tokens spell at least 3 leading characters (a "starter")
-/// and the search ends at the first attempt that spells the whole value.
-/// Only a member holding a token equal to a suffix of the value can finish
-/// an attempt (or, holding the whole value as its first fragment, end the
-/// search with nothing), so only starters up to 7 members before such a
-/// member are tried, in order — the same outcome without the quadratic walk.
-/// `holders` maps tokens, and `starts3` the three characters read from each
-/// token start, to positions in the whole group; `offset` is the position
-/// of `later[0]` in it.
-fn split_search<'a>(
-    later: &[usize],
-    event_tokens: &[Vec<String>],
-    g: &str,
-    holders: &'a HashMap<&str, Vec<usize>>,
-    starts3: &'a HashMap<&str, Vec<usize>>,
-    offset: usize,
-) -> Option<Vec<usize>> {
-    // Positions in the group, from `offset` on, of starters (members that
-    // spell the first three characters from a token start) and of enders
-    // (members holding a token equal to a suffix). Only starters with an
-    // ender at most 7 members on can change the outcome; walk from the
-    // shorter side.
-    let after = |list: &'a [usize]| -> &'a [usize] { &list[list.partition_point(|&at| at < offset)..] };
-    let starters: &[usize] = g.get(..3).and_then(|p| starts3.get(p)).map_or(&[], |l| after(l));
-    let ender_lists: Vec<&[usize]> = (0..g.len()).filter_map(|p| holders.get(&g[p..])).map(|l| after(l)).collect();
-    let ender_count: usize = ender_lists.iter().map(|l| l.len()).sum();
-    let near = |list: &[usize], lo: usize, hi: usize| {
-        let i = list.partition_point(|&at| at < lo);
-        list.get(i).is_some_and(|&at| at <= hi)
-    };
-    let mut starts: Vec<usize> = if starters.len() <= ender_count {
-        starters.iter().copied().filter(|&t| ender_lists.iter().any(|l| near(l, t, t + 7))).collect()
-    } else {
-        ender_lists
-            .iter()
-            .flat_map(|l| l.iter())
-            .flat_map(|&e| {
-                let lo = e.saturating_sub(7).max(offset);
-                let i = starters.partition_point(|&t| t < lo);
-                starters[i..].iter().copied().take_while(move |&t| t <= e)
-            })
-            .collect()
-    };
-    starts.sort_unstable();
-    starts.dedup();
-    let starts: Vec<usize> = starts.into_iter().map(|t| t - offset).collect();
-    for t in starts {
-        let k0 = frag(&event_tokens[later[t]], g, 0);
-        if k0 < 3 {
-            continue;
-        }
-        if k0 == g.len() {
-            // A member holding the whole value ends the search, empty-handed.
-            return None;
-        }
-        let (mut pos, mut used) = (k0, vec![later[t]]);
-        for &member in later.iter().skip(t + 1).take(7) {
-            let k = frag(&event_tokens[member], g, pos);
-            if !(k >= 3 || (k >= 1 && pos + k == g.len())) {
-                break;
-            }
-            pos += k;
-            used.push(member);
-            if pos == g.len() {
-                return Some(used);
-            }
-            if used.len() == 4 {
-                break;
-            }
-        }
-    }
-    None
-}
-
 /// The reference's search, position by position (kept to pin the fast one).
 #[cfg(test)]
 fn split_search_reference(later: &[usize], event_tokens: &[Vec<String>], g: &str) -> Option<Vec<usize>> {
@@ -481,39 +344,69 @@ mod tests {
         assert!(!is_identifier("1234567"));
     }
 
+    /// Runs the group search over single-text members 1, 2, … with every anchor first seen at event 0.
+    fn split_in(texts: &[&str], identifiers: &[&str]) -> Vec<(usize, Vec<usize>)> {
+        let members: Vec<usize> = (1..=texts.len()).collect();
+        let runs: Vec<TokenRuns> = texts.iter().map(|t| TokenRuns::of(t)).collect();
+        let ids: Vec<(usize, &str)> = identifiers.iter().copied().enumerate().collect();
+        split_copies_in_group(&IdentifierTrie::new(&ids), &members, &runs, &vec![0; ids.len()])
+    }
+
+    #[test]
+    fn split_copies_use_at_most_four_consecutive_members() {
+        assert_eq!(split_in(&["part one 123456", "part two 78901"], &["12345678901"]), vec![(0, vec![1, 2])]);
+        assert_eq!(split_in(&["123", "456", "789", "0123"], &["1234567890123"]), vec![(0, vec![1, 2, 3, 4])]);
+        // A fifth fragment is never taken, and a gap ends the attempt.
+        assert_eq!(split_in(&["123", "456", "789", "012", "345"], &["123456789012345"]), vec![]);
+        assert_eq!(split_in(&["123456", "x", "78901"], &["12345678901"]), vec![]);
+        // Holding the whole value as a first fragment ends that anchor's search empty-handed…
+        assert_eq!(split_in(&["ID 12345678901", "123456", "78901"], &["12345678901"]), vec![]);
+        // …but not the search of a longer identifier that merely starts the same way.
+        assert_eq!(split_in(&["12345678", "901"], &["12345678", "12345678901"]), vec![(1, vec![1, 2])]);
+        // Tokens are lower-cased ASCII runs; other characters separate them.
+        assert_eq!(split_in(&["AB-12é34", "5678"], &["ab12345678"]), vec![(0, vec![1, 2])]);
+    }
+
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-        /// The pruned split search decides exactly like the reference's walk.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The one-pass group search decides every anchor exactly like the
+        /// reference's walk over that anchor's later members.
         #[test]
         fn split_search_matches_the_reference(
             texts in proptest::collection::vec(proptest::collection::vec(
-                proptest::sample::select(vec!["12", "123", "1234", "12345678", "45", "456", "4567", "5678", "678", "78", "789", "890", "90", "0", "x"]), 0..4), 1..14),
-            g in proptest::sample::select(vec!["12345678", "1234567890", "123456789", "4567891230"]),
+                proptest::sample::select(vec![
+                    "12", "123", "1234", "12345678", "45", "456", "4567", "5678", "678", "78", "789", "890", "90",
+                    "0", "x", "1", "3", "34", "56", "9", "1230", "91", "x9", "012", "345", "901", "2345",
+                ]), 0..5), 1..14),
+            anchors in proptest::collection::vec((
+                proptest::sample::select(vec![
+                    "12345678", "1234567890", "123456789", "4567891230", "12345690", "1234x9", "123456", "12378901",
+                    "45678901", "1234567891", "123456789012345",
+                ]),
+                0usize..12,
+            ), 1..6),
         ) {
             let event_tokens: Vec<Vec<String>> = texts.iter().map(|t| t.iter().map(|s| s.to_string()).collect()).collect();
-            let later: Vec<usize> = (0..event_tokens.len()).collect();
-            let joined: Vec<(String, Vec<usize>)> = event_tokens.iter().map(|toks| {
-                let mut starts = vec![];
-                let mut at = 0;
-                for t in toks { starts.push(at); at += t.len(); }
-                (toks.concat(), starts)
-            }).collect();
-            let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
-            let mut starts3: HashMap<&str, Vec<usize>> = HashMap::new();
-            for (at, toks) in event_tokens.iter().enumerate() {
-                for tok in toks {
-                    let list = holders.entry(tok.as_str()).or_default();
-                    if list.last() != Some(&at) { list.push(at); }
-                }
-                for (_, p) in token_start_trigrams(&joined[at]) {
-                    let list = starts3.entry(p).or_default();
-                    if list.last() != Some(&at) { list.push(at); }
-                }
+            // Members are events 2, 4, 6, …; an anchor first seen at event f sees members after f.
+            let members: Vec<usize> = (0..event_tokens.len()).map(|i| 2 * i + 2).collect();
+            let mut by_event = vec![Vec::new(); 2 * event_tokens.len() + 3];
+            for (i, toks) in event_tokens.iter().enumerate() {
+                by_event[members[i]] = toks.clone();
             }
-            proptest::prop_assert_eq!(
-                split_search(&later, &event_tokens, g, &holders, &starts3, 0),
-                split_search_reference(&later, &event_tokens, g)
-            );
+            let runs: Vec<TokenRuns> = event_tokens.iter().map(|t| TokenRuns::from_tokens(t)).collect();
+            let identifiers: Vec<(usize, &str)> = anchors.iter().enumerate().map(|(pos, (g, _))| (pos, *g)).collect();
+            let first_seen: Vec<usize> = anchors.iter().map(|(_, f)| *f).collect();
+            let trie = IdentifierTrie::new(&identifiers);
+            let fast = split_copies_in_group(&trie, &members, &runs, &first_seen);
+            let slow: Vec<(usize, Vec<usize>)> = anchors
+                .iter()
+                .enumerate()
+                .filter_map(|(pos, (g, _))| {
+                    let later: Vec<usize> = members.iter().copied().filter(|&m| m > first_seen[pos]).collect();
+                    split_search_reference(&later, &by_event, g).map(|used| (pos, used))
+                })
+                .collect();
+            proptest::prop_assert_eq!(fast, slow);
         }
     }
 }

@@ -3,7 +3,7 @@
 //! file is given — a reference quirk kept for parity.
 
 use super::pyregex::builtin;
-use super::{captures, Builtin, Emit, RawMatch};
+use super::{captures, Builtin, Emit, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{High, Medium};
 use std::sync::OnceLock;
@@ -83,9 +83,15 @@ fn patterns() -> &'static Patterns {
     })
 }
 
-pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
+/// The patterns run on whole texts (for the screen in `detect`).
+pub(super) fn text_patterns() -> Vec<&'static Regex> {
     let p = patterns();
-    for c in captures(&p.iban, text) {
+    vec![&p.iban, &p.account, &p.score, &p.income, &p.loan, &p.balance, &p.note]
+}
+
+pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
+    let p = patterns();
+    for c in captures(&p.iban, screened) {
         if let Some(value) = c.get(0).map(|m| m.as_str()) {
             if value.chars().skip(4).any(|ch| ch.is_ascii_digit()) {
                 out.push(IBAN.raw(D, value));
@@ -96,13 +102,13 @@ pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
     for (re, emit) in
         [(&p.account, &ACCOUNT), (&p.score, &SCORE), (&p.income, &INCOME), (&p.loan, &LOAN), (&p.balance, &BALANCE)]
     {
-        for c in captures(re, text) {
+        for c in captures(re, screened) {
             if let Some(m) = c.get(1) {
                 out.push(emit.raw(D, m.as_str()));
             }
         }
     }
-    for c in captures(&p.note, text) {
+    for c in captures(&p.note, screened) {
         if let Some(m) = c.get(0) {
             out.push(NOTE.raw(D, m.as_str()));
         }

@@ -3,7 +3,7 @@
 
 use super::pyregex::builtin;
 use super::tables::tables;
-use super::{alternation, captures, Builtin, Emit, RawMatch};
+use super::{alternation, captures, Builtin, Emit, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{Critical, Medium};
 use std::sync::OnceLock;
@@ -70,16 +70,22 @@ fn patterns() -> &'static Patterns {
     })
 }
 
-pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
+/// The patterns run on whole texts (for the screen in `detect`).
+pub(super) fn text_patterns() -> Vec<&'static Regex> {
+    let p = patterns();
+    vec![&p.nam_tight, &p.nam_spaced, &p.mrn, &p.condition, &p.medication]
+}
+
+pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
     let p = patterns();
     let mut tight: Vec<&str> = Vec::new();
-    for c in captures(&p.nam_tight, text) {
+    for c in captures(&p.nam_tight, screened) {
         if let Some(m) = c.get(0) {
             tight.push(m.as_str());
             out.push(NAM_TIGHT.raw(D, m.as_str()));
         }
     }
-    for c in captures(&p.nam_spaced, text) {
+    for c in captures(&p.nam_spaced, screened) {
         let Some(value) = c.get(0).map(|m| m.as_str()) else { continue };
         // Only U+0020 and `-` are removed before comparing with the tight
         // ids (a tab-separated copy stays a second identifier, as in the reference).
@@ -89,7 +95,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
             out.push(NAM_SPACED.raw(D, value));
         }
     }
-    for c in captures(&p.mrn, text) {
+    for c in captures(&p.mrn, screened) {
         // Reference quirk: the whole pattern is case-insensitive, so the
         // capture runs greedily over following words; not trimmed.
         if let Some(m) = c.get(1) {
@@ -97,7 +103,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
         }
     }
     for (re, emit) in [(&p.condition, &CONDITION), (&p.medication, &MEDICATION)] {
-        for c in captures(re, text) {
+        for c in captures(re, screened) {
             if let Some(m) = c.get(0) {
                 out.push(emit.raw(D, m.as_str()));
             }

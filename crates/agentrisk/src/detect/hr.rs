@@ -4,7 +4,7 @@
 
 use super::finance::SEP;
 use super::pyregex::builtin;
-use super::{captures, Builtin, Emit, RawMatch};
+use super::{captures, Builtin, Emit, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{High, Medium};
 use std::sync::OnceLock;
@@ -75,15 +75,21 @@ fn patterns() -> &'static Patterns {
     })
 }
 
-pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
+/// The patterns run on whole texts (for the screen in `detect`).
+pub(super) fn text_patterns() -> Vec<&'static Regex> {
     let p = patterns();
-    for c in captures(&p.salary, text) {
+    std::iter::once(&p.salary).chain(p.phrases.iter().map(|(re, _)| re)).collect()
+}
+
+pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
+    let p = patterns();
+    for c in captures(&p.salary, screened) {
         if let Some(m) = c.get(1) {
             out.push(SALARY.raw(D, m.as_str()));
         }
     }
     for (re, emit) in &p.phrases {
-        for c in captures(re, text) {
+        for c in captures(re, screened) {
             if let Some(m) = c.get(0) {
                 out.push(emit.raw(D, m.as_str()));
             }

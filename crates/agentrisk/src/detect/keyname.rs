@@ -6,7 +6,7 @@
 
 use super::pyregex::builtin;
 use super::tables::tables;
-use super::{captures, Builtin, RawMatch};
+use super::{captures, Builtin, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity;
 use crate::pyunicode::{is_space, strip};
@@ -51,10 +51,15 @@ fn patterns() -> &'static Patterns {
     })
 }
 
-pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
+/// The patterns run on whole texts (for the screen in `detect`).
+pub(super) fn text_patterns() -> Vec<&'static Regex> {
+    patterns().stems.iter().map(|s| &s.re).collect()
+}
+
+pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
     let p = patterns();
     for stem in &p.stems {
-        for c in captures(&stem.re, text) {
+        for c in captures(&stem.re, screened) {
             let Some(raw) = c.get(1).map(|m| m.as_str()) else { continue };
             let value = clean(raw);
             let len = value.chars().count();

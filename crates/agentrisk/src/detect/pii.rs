@@ -3,7 +3,7 @@
 
 use super::pyregex::builtin;
 use super::tables::tables;
-use super::{alternation, captures, Builtin, Emit, RawMatch};
+use super::{alternation, captures, Builtin, Emit, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{High, Low, Medium};
 use crate::pyunicode::{decimal_value, strip};
@@ -151,17 +151,41 @@ fn patterns() -> &'static Patterns {
     })
 }
 
-pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
+/// The patterns run on whole texts (for the screen in `detect`).
+pub(super) fn text_patterns() -> Vec<&'static Regex> {
+    let p = patterns();
+    vec![
+        &p.email,
+        &p.ssn,
+        &p.sin,
+        &p.sin_labelled,
+        &p.phone,
+        &p.card,
+        &p.ipv4,
+        &p.ipv6,
+        &p.dob,
+        &p.client,
+        &p.nino,
+        &p.name_list,
+        &p.name_keyword,
+        &p.address_en,
+        &p.address_fr,
+        &p.postal,
+    ]
+}
+
+pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
+    let text = screened.text;
     let p = patterns();
     let whole = |re: &Regex, emit: &Emit, out: &mut Vec<RawMatch>| {
-        for c in captures(re, text) {
+        for c in captures(re, screened) {
             if let Some(m) = c.get(0) {
                 out.push(emit.raw(D, m.as_str()));
             }
         }
     };
     let group = |re: &Regex, emit: &Emit, out: &mut Vec<RawMatch>| {
-        for c in captures(re, text) {
+        for c in captures(re, screened) {
             if let Some(m) = c.get(1) {
                 out.push(emit.raw(D, m.as_str()));
             }
@@ -171,19 +195,19 @@ pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
     whole(&p.ssn, &SSN, out);
     whole(&p.sin, &SIN, out);
     group(&p.sin_labelled, &SIN, out);
-    for c in captures(&p.phone, text) {
+    for c in captures(&p.phone, screened) {
         if let Some(m) = c.get(0) {
             out.push(PHONE.raw(D, strip(m.as_str())));
         }
     }
-    for c in captures(&p.card, text) {
+    for c in captures(&p.card, screened) {
         if let Some(m) = c.get(0) {
             if luhn_ok(m.as_str()) {
                 out.push(CARD.raw(D, strip(m.as_str())));
             }
         }
     }
-    for c in captures(&p.ipv4, text) {
+    for c in captures(&p.ipv4, screened) {
         if let Some(m) = c.get(0) {
             if !after_version_word(p, &text[..m.start()]) {
                 out.push(IP.raw(D, m.as_str()));
@@ -194,18 +218,18 @@ pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
     group(&p.dob, &DOB, out);
     whole(&p.client, &CLIENT, out);
     whole(&p.nino, &NINO, out);
-    for c in captures(&p.name_list, text) {
+    for c in captures(&p.name_list, screened) {
         if let Some(name) = c.get(0).and_then(|m| clean_listed_name(m.as_str())) {
             out.push(NAME_LIST.raw(D, &name));
         }
     }
     group(&p.name_keyword, &NAME_KEYWORD, out);
-    for c in captures(&p.address_en, text) {
+    for c in captures(&p.address_en, screened) {
         if let Some(m) = c.get(0) {
             out.push(ADDRESS.raw(D, strip(m.as_str())));
         }
     }
-    for c in captures(&p.address_fr, text) {
+    for c in captures(&p.address_fr, screened) {
         if let Some(m) = c.get(0) {
             out.push(ADDRESS.raw(D, strip(m.as_str())));
         }

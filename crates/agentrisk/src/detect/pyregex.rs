@@ -16,6 +16,7 @@
 
 use crate::pyunicode::tables::{ALNUM, SPACE};
 use fancy_regex::{Captures, Regex};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// The members of Python's `\w`, written for use inside a character class.
@@ -231,7 +232,12 @@ pub struct PyRegex {
     /// Where a match can start; `None` when the native pattern is already
     /// free of look-arounds (fancy-regex then runs it on automata itself).
     gate: Option<regex::Regex>,
+    /// Distinct per compiled pattern: its place in a [`Prefilter`].
+    id: usize,
 }
+
+/// Numbers the compiled patterns.
+static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
 impl PyRegex {
     pub fn new(pattern: &str) -> Result<PyRegex, String> {
@@ -240,7 +246,13 @@ impl PyRegex {
         let native_pattern = native(pattern);
         let relaxed_pattern = relaxed(&native_pattern);
         let gate = if relaxed_pattern == native_pattern { None } else { regex::Regex::new(&relaxed_pattern).ok() };
-        Ok(PyRegex { native: build(&native_pattern)?, exact: OnceLock::new(), pattern: pattern.to_owned(), gate })
+        Ok(PyRegex {
+            native: build(&native_pattern)?,
+            exact: OnceLock::new(),
+            pattern: pattern.to_owned(),
+            gate,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        })
     }
 
     /// Every leftmost-first, non-overlapping match, as capture sets. A match
@@ -283,6 +295,85 @@ impl PyRegex {
 
     pub fn is_match(&self, text: &str) -> bool {
         self.captures(text).next().is_some()
+    }
+}
+
+/// Many patterns screened together: which of them can match a text at all.
+/// Each pattern's relaxed form (look-arounds dropped: a superset of its
+/// native matches) goes into a `RegexSet` of its group, so a pattern the set
+/// rules out has no native match, and its own scan can be skipped. A group
+/// is screened the first time one of its patterns is asked about (one
+/// group per detector: a disabled detector costs nothing, and small sets
+/// keep the lazy DFA small — one set of every pattern was twice as slow).
+/// Texts that need Python's classes are not screened (the native form is
+/// not what runs on them).
+pub struct Prefilter {
+    sets: Vec<regex::RegexSet>,
+    /// (group, index in its set) of each screened pattern, by pattern id.
+    slot_of: Vec<Option<(u32, u32)>>,
+}
+
+/// What a [`Prefilter`] learnt about one text, group by group.
+pub struct Screen<'p, 't> {
+    prefilter: Option<&'p Prefilter>,
+    text: &'t str,
+    matched: Vec<OnceLock<Vec<bool>>>,
+}
+
+impl Prefilter {
+    pub fn new(groups: &[Vec<&PyRegex>]) -> Prefilter {
+        let mut slot_of: Vec<Option<(u32, u32)>> = Vec::new();
+        let mut sets = Vec::new();
+        for group in groups {
+            let mut forms: Vec<String> = Vec::new();
+            let mut ids: Vec<usize> = Vec::new();
+            for re in group {
+                let form = relaxed(&native(&re.pattern));
+                // Only forms the `regex` crate accepts can be screened.
+                if regex::Regex::new(&form).is_ok() {
+                    forms.push(form);
+                    ids.push(re.id);
+                }
+            }
+            let Ok(set) = regex::RegexSetBuilder::new(&forms).size_limit(64 << 20).dfa_size_limit(8 << 20).build()
+            else {
+                continue;
+            };
+            for (i, id) in ids.into_iter().enumerate() {
+                if slot_of.len() <= id {
+                    slot_of.resize(id + 1, None);
+                }
+                slot_of[id] = Some((sets.len() as u32, i as u32));
+            }
+            sets.push(set);
+        }
+        Prefilter { sets, slot_of }
+    }
+
+    pub fn screen<'t>(&self, text: &'t str) -> Screen<'_, 't> {
+        if needs_python_classes(text) {
+            return Screen::everything(text);
+        }
+        Screen { prefilter: Some(self), text, matched: (0..self.sets.len()).map(|_| OnceLock::new()).collect() }
+    }
+}
+
+impl<'t> Screen<'_, 't> {
+    /// A screen that rules nothing out.
+    pub fn everything(text: &'t str) -> Screen<'static, 't> {
+        Screen { prefilter: None, text, matched: Vec::new() }
+    }
+
+    /// Whether `re` can match the screened text (`false` only when it cannot).
+    pub fn may_match(&self, re: &PyRegex) -> bool {
+        let Some(p) = self.prefilter else { return true };
+        let Some(Some((group, index))) = p.slot_of.get(re.id) else { return true };
+        let (group, index) = (*group as usize, *index as usize);
+        let matched = self.matched[group].get_or_init(|| {
+            let found = p.sets[group].matches(self.text);
+            (0..p.sets[group].len()).map(|i| found.matched(i)).collect()
+        });
+        matched[index]
     }
 }
 

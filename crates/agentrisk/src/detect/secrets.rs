@@ -2,7 +2,7 @@
 //! assignments (spec 2.3, 13 patterns).
 
 use super::pyregex::builtin;
-use super::{captures, Builtin, Emit, RawMatch};
+use super::{captures, Builtin, Emit, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{Critical, High};
 use std::sync::OnceLock;
@@ -137,7 +137,27 @@ fn patterns() -> &'static Patterns {
     })
 }
 
-pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
+/// The patterns run on whole texts (for the screen in `detect`).
+pub(super) fn text_patterns() -> Vec<&'static Regex> {
+    let p = patterns();
+    vec![
+        &p.private_key,
+        &p.aws,
+        &p.github,
+        &p.github_pat,
+        &p.slack,
+        &p.stripe,
+        &p.llm_key,
+        &p.google,
+        &p.jwt,
+        &p.bearer,
+        &p.conn,
+        &p.url_creds,
+        &p.assignment,
+    ]
+}
+
+pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
     let p = patterns();
     for (re, emit) in [
         (&p.private_key, &PRIVATE_KEY),
@@ -150,13 +170,13 @@ pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
         (&p.google, &GOOGLE),
         (&p.jwt, &JWT),
     ] {
-        for c in captures(re, text) {
+        for c in captures(re, screened) {
             if let Some(m) = c.get(0) {
                 out.push(emit.raw(D, m.as_str()));
             }
         }
     }
-    for c in captures(&p.bearer, text) {
+    for c in captures(&p.bearer, screened) {
         if let Some(token) = c.get(1).map(|m| m.as_str()) {
             // A bearer JWT is reported as a JWT already.
             if !token.starts_with("eyJ") {
@@ -165,20 +185,20 @@ pub(super) fn scan(text: &str, out: &mut Vec<RawMatch>) {
         }
     }
     let mut conn_values: Vec<&str> = Vec::new();
-    for c in captures(&p.conn, text) {
+    for c in captures(&p.conn, screened) {
         if let Some(value) = c.get(0).map(|m| m.as_str()) {
             conn_values.push(value);
             out.push(if has_credentials(value) { &CONN_CREDS } else { &CONN_PLAIN }.raw(D, value));
         }
     }
-    for c in captures(&p.url_creds, text) {
+    for c in captures(&p.url_creds, screened) {
         if let Some(value) = c.get(0).map(|m| m.as_str()) {
             if !conn_values.contains(&value) {
                 out.push(URL_CREDS.raw(D, value));
             }
         }
     }
-    for c in captures(&p.assignment, text) {
+    for c in captures(&p.assignment, screened) {
         if let Some(value) = c.get(1).map(|m| m.as_str()) {
             if !is_placeholder_or_reference(p, value) {
                 out.push(ASSIGNMENT.raw(D, value));
@@ -231,7 +251,7 @@ mod tests {
     #[test]
     fn connection_strings_with_and_without_credentials() {
         let mut out = Vec::new();
-        scan("jdbc:postgresql://u:p@h/db and redis+sentinel://a:b@h", &mut out);
+        scan(&ScreenedText::new("jdbc:postgresql://u:p@h/db and redis+sentinel://a:b@h"), &mut out);
         let got: Vec<_> = out.iter().map(|m| (m.value.as_str(), m.severity)).collect();
         assert_eq!(got, vec![("postgresql://u:p@h/db", Critical), ("redis+sentinel://a:b@h", Critical)]);
         assert_eq!(

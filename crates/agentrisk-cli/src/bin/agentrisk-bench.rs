@@ -1,0 +1,242 @@
+//! `agentrisk-bench`: end-to-end speed and memory of trace analysis on
+//! synthetic traces (see `agentrisk-bench/synthetic.rs`).
+//!
+//! For each size, a child process of this binary (hidden `--one N`)
+//! generates the trace, then times parse → analyse → report → JSON on one
+//! thread and reads its own peak resident memory, so every size's peak is
+//! its own. The parent prints one table row per size.
+
+#[path = "agentrisk-bench/synthetic.rs"]
+mod synthetic;
+
+use agentrisk::config::AnalysisConfig;
+use agentrisk::pipeline::{report_from_trace, AnalysisInput};
+use agentrisk::trace::parse_trace;
+use std::io::Read;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "\
+usage: agentrisk-bench [--sizes N,N,...] [--write DIR] [--timeout SECS]
+
+Generates a synthetic AgentLeak trace of N events (~210 bytes each) per size
+and times the end-to-end analysis: parse the bytes, analyse, build the
+report, serialise it as JSON (one thread). Each size runs in its own child
+process; peak memory is that process's VmHWM, reset after generating the
+input, so it counts the input bytes plus everything the analysis holds.
+
+  --sizes N,N,...   event counts (default 1000,10000,100000,1000000)
+  --write DIR       also write each generated trace to DIR/bench_<N>.json
+  --timeout SECS    give up on a size after SECS seconds (default 1800)";
+
+struct Args {
+    sizes: Vec<usize>,
+    write: Option<String>,
+    timeout: Duration,
+}
+
+fn parse_args(args: &[String]) -> Result<Args, String> {
+    let mut out =
+        Args { sizes: vec![1_000, 10_000, 100_000, 1_000_000], write: None, timeout: Duration::from_secs(1800) };
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let mut value = |flag: &str| iter.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--sizes" => {
+                let v = value(arg)?;
+                out.sizes = v
+                    .split(',')
+                    .map(|s| s.trim().replace('_', "").parse().map_err(|_| format!("--sizes: {s:?} is not a count")))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--write" => out.write = Some(value(arg)?),
+            "--timeout" => {
+                let v = value(arg)?;
+                out.timeout = Duration::from_secs(v.parse().map_err(|_| format!("--timeout: {v:?} is not seconds"))?);
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(out)
+}
+
+/// What a child measured for one size.
+struct Measured {
+    bytes: usize,
+    parse: f64,
+    analyse: f64,
+    serialise: f64,
+    peak_kib: u64,
+    summary: String,
+}
+
+impl Measured {
+    fn to_line(&self) -> String {
+        format!(
+            "RESULT {} {:.6} {:.6} {:.6} {} {}",
+            self.bytes, self.parse, self.analyse, self.serialise, self.peak_kib, self.summary
+        )
+    }
+
+    fn from_line(line: &str) -> Option<Measured> {
+        let mut parts = line.strip_prefix("RESULT ")?.splitn(6, ' ');
+        Some(Measured {
+            bytes: parts.next()?.parse().ok()?,
+            parse: parts.next()?.parse().ok()?,
+            analyse: parts.next()?.parse().ok()?,
+            serialise: parts.next()?.parse().ok()?,
+            peak_kib: parts.next()?.parse().ok()?,
+            summary: parts.next()?.to_owned(),
+        })
+    }
+}
+
+/// The process's peak resident set (`VmHWM`), in KiB.
+fn peak_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs one size in this process and prints its `RESULT` line.
+fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
+    let bytes = synthetic::trace_json(events);
+    if let Some(dir) = write {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: cannot create: {e}"))?;
+        let path = format!("{dir}/bench_{events}.json");
+        std::fs::write(&path, &bytes).map_err(|e| format!("{path}: cannot write: {e}"))?;
+    }
+    // Reset the high-water mark to what is resident now (Linux 4.0+), so the
+    // peak is the input plus the analysis, not the generator's scratch.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let config = AnalysisConfig::default();
+    let env = |_: &str| None;
+    let input =
+        AnalysisInput { config: &config, canaries: None, env: &env, generated_at: "2026-07-01T09:00:00".to_owned() };
+    let base = peak_kib().unwrap_or(0);
+    let t0 = Instant::now();
+    let trace = parse_trace(&bytes).map_err(|e| e.to_string())?;
+    let t1 = Instant::now();
+    let after_parse = peak_kib().unwrap_or(0);
+    let report = report_from_trace(&trace, &input).map_err(|e| e.to_string())?;
+    let t2 = Instant::now();
+    let after_analyse = peak_kib().unwrap_or(0);
+    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    let t3 = Instant::now();
+    let measured = Measured {
+        bytes: bytes.len(),
+        parse: (t1 - t0).as_secs_f64(),
+        analyse: (t2 - t1).as_secs_f64(),
+        serialise: (t3 - t2).as_secs_f64(),
+        peak_kib: peak_kib().unwrap_or(0),
+        summary: format!(
+            "{} · score {} · RI {:.4} · {} findings · {} leaked secrets · report {:.1} MB · \
+             peak MB at start {:.0}, after parse {:.0}, after analyse {:.0}",
+            report.verdict,
+            report.privacy_score,
+            report.risk_index,
+            report.findings.len(),
+            report.summary.leaked_secrets,
+            json.len() as f64 / 1e6,
+            base as f64 * 1024.0 / 1e6,
+            after_parse as f64 * 1024.0 / 1e6,
+            after_analyse as f64 * 1024.0 / 1e6,
+        ),
+    };
+    println!("{}", measured.to_line());
+    Ok(())
+}
+
+/// Runs one size in a child process, killing it after `timeout`.
+fn run_child(events: usize, args: &Args) -> Result<Measured, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let mut command = Command::new(exe);
+    command.arg("--one").arg(events.to_string());
+    if let Some(dir) = &args.write {
+        command.arg("--write").arg(dir);
+    }
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start a child: {e}"))?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait().map_err(|e| e.to_string())? {
+            Some(_) => break,
+            None if started.elapsed() > args.timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("did not finish in {} s", args.timeout.as_secs()));
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    let mut out = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        stdout.read_to_string(&mut out).map_err(|e| e.to_string())?;
+    }
+    out.lines().find_map(Measured::from_line).ok_or_else(|| "the child reported nothing (see its error above)".into())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    if args.first().map(String::as_str) == Some("--one") {
+        let events = args.get(1).and_then(|n| n.parse().ok());
+        let write = args.iter().position(|a| a == "--write").and_then(|i| args.get(i + 1));
+        return match events.map(|n| run_one(n, write.map(String::as_str))) {
+            Some(Ok(())) => ExitCode::SUCCESS,
+            Some(Err(message)) => {
+                eprintln!("agentrisk-bench: {message}");
+                ExitCode::from(2)
+            }
+            None => {
+                eprintln!("agentrisk-bench: --one needs an event count");
+                ExitCode::from(2)
+            }
+        };
+    }
+    let args = match parse_args(&args) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("agentrisk-bench: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>7}",
+        "events", "input MB", "parse s", "analyse s", "json s", "total s", "MB/s", "peak MB", "peak/in"
+    );
+    let mut failed = false;
+    for &events in &args.sizes {
+        match run_child(events, &args) {
+            Ok(m) => {
+                let mb = m.bytes as f64 / 1e6;
+                let total = m.parse + m.analyse + m.serialise;
+                let peak_mb = m.peak_kib as f64 * 1024.0 / 1e6;
+                println!(
+                    "{events:>9} {mb:>9.2} {:>9.3} {:>9.3} {:>9.3} {total:>9.3} {:>8.2} {peak_mb:>10.1} {:>6.1}×",
+                    m.parse,
+                    m.analyse,
+                    m.serialise,
+                    mb / total,
+                    peak_mb / mb
+                );
+                println!("{:>9} {}", "", m.summary);
+            }
+            Err(message) => {
+                println!("{events:>9} {message}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,268 @@
+//! The split-copy search of spec 2.6 step 4, for every anchor of a target
+//! group at once.
+//!
+//! The reference searches each identifier anchor separately: from every
+//! start position of the group's later members it makes an attempt over
+//! up to 8 members, asking each for `frag` (the longest run of whole tokens
+//! that spells the identifier from the current position). Two observations
+//! make that equivalent to one pass over the group:
+//!
+//! * An attempt is decided by its first member whose `frag` from position 0
+//!   is at least 3 (its *starter*) and the at most 3 members right after it,
+//!   so the search's outcome is that of the first starter whose attempt
+//!   completes the identifier (or, holding it whole, ends the search empty).
+//! * `frag` for many identifiers at once is a walk in a trie of the
+//!   identifiers: each token start of a member is followed down the trie
+//!   and the nodes reached at token ends are recorded; an identifier's
+//!   `frag` is the depth of the deepest recorded node on its path.
+//!
+//! So for each starter, the identifiers sharing the deepest recorded node
+//! form one class that continues together into the next member, walked from
+//! that node; deeper recorded nodes are *holes* cut out of the class (their
+//! identifiers belong to the deeper class). An identifier is only looked at
+//! when a walk reaches its last character, so the cost is the length of the
+//! walks, not members × identifiers.
+
+use std::collections::HashSet;
+
+/// The lower-cased ASCII letter/digit runs of a text (spec 2.6 `tokens`),
+/// concatenated, with the offset where each token starts and, last, the end.
+pub(super) struct TokenRuns {
+    joined: Vec<u8>,
+    bounds: Vec<u32>,
+}
+
+impl TokenRuns {
+    pub(super) fn of(text: &str) -> TokenRuns {
+        let mut joined = Vec::new();
+        let mut bounds = Vec::new();
+        let mut in_token = false;
+        for &b in text.as_bytes() {
+            if b.is_ascii_alphanumeric() {
+                if !in_token {
+                    bounds.push(joined.len() as u32);
+                    in_token = true;
+                }
+                joined.push(b.to_ascii_lowercase());
+            } else {
+                // Bytes of non-ASCII characters are never ASCII alphanumeric,
+                // so they separate tokens like the characters they belong to.
+                in_token = false;
+            }
+        }
+        bounds.push(joined.len() as u32);
+        TokenRuns { joined, bounds }
+    }
+
+    #[cfg(test)]
+    pub(super) fn from_tokens(tokens: &[String]) -> TokenRuns {
+        let mut joined = Vec::new();
+        let mut bounds = Vec::new();
+        for t in tokens.iter().filter(|t| !t.is_empty()) {
+            bounds.push(joined.len() as u32);
+            joined.extend_from_slice(t.as_bytes());
+        }
+        bounds.push(joined.len() as u32);
+        TokenRuns { joined, bounds }
+    }
+}
+
+const ROOT: u32 = 0;
+
+/// A trie of identifiers with nodes numbered in preorder, so a node's
+/// subtree is the id range `n .. n + size[n]`.
+pub(super) struct IdentifierTrie {
+    /// Children of node `n`: `edge_byte`/`edge_node[child_start[n]..child_start[n + 1]]`, by byte.
+    child_start: Vec<u32>,
+    edge_byte: Vec<u8>,
+    edge_node: Vec<u32>,
+    size: Vec<u32>,
+    /// (node, anchor) for each identifier's last character, by node.
+    ends: Vec<(u32, u32)>,
+}
+
+impl IdentifierTrie {
+    /// The trie of `identifiers` (anchor position, identifier).
+    pub(super) fn new(identifiers: &[(usize, &str)]) -> IdentifierTrie {
+        let mut items: Vec<(&[u8], u32)> = identifiers.iter().map(|&(pos, g)| (g.as_bytes(), pos as u32)).collect();
+        items.sort_unstable();
+        // Inserting sorted strings creates nodes in preorder, and each
+        // node's children in byte order.
+        let mut parent: Vec<u32> = vec![ROOT];
+        let mut byte: Vec<u8> = vec![0];
+        let mut path: Vec<u32> = vec![ROOT];
+        let mut ends = Vec::with_capacity(items.len());
+        let mut previous: &[u8] = &[];
+        for &(g, pos) in &items {
+            let common = previous.iter().zip(g).take_while(|(a, b)| a == b).count();
+            path.truncate(common + 1);
+            for &b in &g[common..] {
+                let node = parent.len() as u32;
+                parent.push(path[path.len() - 1]);
+                byte.push(b);
+                path.push(node);
+            }
+            ends.push((path[g.len()], pos));
+            previous = g;
+        }
+        let n = parent.len();
+        let mut child_start = vec![0u32; n + 1];
+        for &p in &parent[1..] {
+            child_start[p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            child_start[i + 1] += child_start[i];
+        }
+        let mut fill = child_start.clone();
+        let mut edge_byte = vec![0u8; n.saturating_sub(1)];
+        let mut edge_node = vec![0u32; n.saturating_sub(1)];
+        for node in 1..n {
+            let p = parent[node] as usize;
+            let at = fill[p] as usize;
+            edge_byte[at] = byte[node];
+            edge_node[at] = node as u32;
+            fill[p] += 1;
+        }
+        let mut size = vec![1u32; n];
+        for node in (1..n).rev() {
+            size[parent[node] as usize] += size[node];
+        }
+        IdentifierTrie { child_start, edge_byte, edge_node, size, ends }
+    }
+
+    fn child(&self, node: u32, b: u8) -> Option<u32> {
+        let range = self.child_start[node as usize] as usize..self.child_start[node as usize + 1] as usize;
+        let bytes = &self.edge_byte[range.clone()];
+        let i = if bytes.len() <= 8 { bytes.iter().position(|&x| x == b)? } else { bytes.binary_search(&b).ok()? };
+        Some(self.edge_node[range.start + i])
+    }
+
+    /// Whether `inner` is `outer` or below it.
+    fn holds(&self, outer: u32, inner: u32) -> bool {
+        outer <= inner && inner < outer + self.size[outer as usize]
+    }
+
+    /// The anchors whose identifier ends at `node`.
+    fn ends_at(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
+        let from = self.ends.partition_point(|&(n, _)| n < node);
+        self.ends[from..].iter().take_while(move |&&(n, _)| n == node).map(|&(_, a)| a)
+    }
+
+    /// The anchors whose identifier `runs` spells exactly as a run of whole
+    /// tokens, ascending.
+    pub(super) fn spelled_by(&self, runs: &TokenRuns) -> Vec<usize> {
+        let mut reached = Vec::new();
+        self.walk(ROOT, 0, runs, &mut reached);
+        let mut out: Vec<usize> =
+            reached.iter().flat_map(|&(node, _)| self.ends_at(node)).map(|a| a as usize).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The nodes (with their depth) reached at a token end when each token
+    /// start of `runs` is followed down from `from` (at depth `from_depth`),
+    /// sorted and without repeats.
+    fn walk(&self, from: u32, from_depth: u32, runs: &TokenRuns, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let bounds = &runs.bounds;
+        for i in 0..bounds.len().saturating_sub(1) {
+            let (start, mut next) = (bounds[i] as usize, i + 1);
+            let mut node = from;
+            for (at, &b) in runs.joined.iter().enumerate().skip(start) {
+                let Some(child) = self.child(node, b) else { break };
+                node = child;
+                if at + 1 == bounds[next] as usize {
+                    out.push((node, from_depth + (at + 1 - start) as u32));
+                    next += 1;
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// One group's search state.
+struct GroupSearch<'a> {
+    trie: &'a IdentifierTrie,
+    /// Event indexes of the group's members, in trace order, and their tokens.
+    members: &'a [usize],
+    runs: &'a [TokenRuns],
+    first_seen: &'a [usize],
+    decided: HashSet<u32>,
+    found: Vec<(usize, Vec<usize>)>,
+}
+
+impl GroupSearch<'_> {
+    /// The first resolving attempt of an anchor decides its search; the
+    /// starter must come after the anchor was first seen in clear.
+    fn resolve(&mut self, anchor: u32, starter: usize, used: Option<&[usize]>) {
+        if self.first_seen[anchor as usize] < starter && self.decided.insert(anchor) {
+            if let Some(used) = used {
+                self.found.push((anchor as usize, used.to_vec()));
+            }
+        }
+    }
+
+    fn run(&mut self) {
+        let mut reached = Vec::new();
+        for t in 0..self.members.len() {
+            self.trie.walk(ROOT, 0, &self.runs[t], &mut reached);
+            reached.retain(|&(_, depth)| depth >= 3);
+            let starter = self.members[t];
+            for &(node, depth) in &reached {
+                // Held whole as the first fragment: the search ends, empty-handed.
+                let whole: Vec<u32> = self.trie.ends_at(node).collect();
+                for anchor in whole {
+                    self.resolve(anchor, starter, None);
+                }
+                if t + 1 < self.members.len() {
+                    let holes: Vec<u32> =
+                        reached.iter().map(|&(h, _)| h).filter(|&h| h != node && self.trie.holds(node, h)).collect();
+                    self.extend(node, depth, &holes, &[starter], t, t + 1);
+                }
+            }
+        }
+    }
+
+    /// Continues the attempt of starter `t` for the class at `node` (minus
+    /// `holes`) into member `m`.
+    fn extend(&mut self, node: u32, depth: u32, holes: &[u32], used: &[usize], t: usize, m: usize) {
+        let mut reached = Vec::new();
+        self.trie.walk(node, depth, &self.runs[m], &mut reached);
+        let mut used = used.to_vec();
+        used.push(self.members[m]);
+        for &(next, next_depth) in &reached {
+            if holes.iter().any(|&h| self.trie.holds(h, next)) {
+                continue;
+            }
+            let complete: Vec<u32> = self.trie.ends_at(next).collect();
+            for anchor in complete {
+                self.resolve(anchor, self.members[t], Some(&used));
+            }
+            if next_depth - depth >= 3 && used.len() < 4 && m + 1 < self.members.len() {
+                let mut deeper = holes.to_vec();
+                deeper.extend(reached.iter().map(|&(h, _)| h).filter(|&h| h != next && self.trie.holds(next, h)));
+                self.extend(next, next_depth, &deeper, &used, t, m + 1);
+            }
+        }
+    }
+}
+
+/// The split copies of one target group: for each anchor whose search
+/// ends with a result, (anchor position, the fragment members' event
+/// indexes), in anchor order. `runs[i]` are the tokens of `members[i]`;
+/// `first_seen` is indexed by anchor position.
+pub(super) fn split_copies_in_group(
+    trie: &IdentifierTrie,
+    members: &[usize],
+    runs: &[TokenRuns],
+    first_seen: &[usize],
+) -> Vec<(usize, Vec<usize>)> {
+    let mut search = GroupSearch { trie, members, runs, first_seen, decided: HashSet::new(), found: Vec::new() };
+    search.run();
+    let mut found = search.found;
+    found.sort_unstable_by_key(|(anchor, _)| *anchor);
+    found
+}
