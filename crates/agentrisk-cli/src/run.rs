@@ -4,6 +4,7 @@ use agentrisk::analyze::Canaries;
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use agentrisk::pipeline::{report_from_trace, AnalysisInput};
 use agentrisk::trace::parse_trace;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -125,15 +126,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
     for path in &args.traces {
         let input =
             AnalysisInput { config: &config, canaries: canaries.as_ref(), env: &env, generated_at: now_isoformat() };
+        // The file's bytes are dropped once parsed and the trace once
+        // analysed; the report is streamed out, never held as one string.
         let outcome = std::fs::read(path)
             .map_err(|e| format!("cannot read: {e}"))
             .and_then(|bytes| parse_trace(&bytes).map_err(|e| e.to_string()))
-            .and_then(|trace| report_from_trace(&trace, &input).map_err(|e| e.to_string()))
-            .and_then(|report| {
-                serde_json::to_string_pretty(&report).map(|json| (report, json)).map_err(|e| e.to_string())
-            });
-        let (report, json) = match outcome {
-            Ok(ok) => ok,
+            .and_then(|trace| report_from_trace(&trace, &input).map_err(|e| e.to_string()));
+        let report = match outcome {
+            Ok(report) => report,
             Err(message) => {
                 eprintln!("agentrisk: {path}: {message}");
                 failed = true;
@@ -141,13 +141,20 @@ pub fn run(args: &RunArgs) -> ExitCode {
             }
         };
         let destination = if to_stdout {
-            println!("{json}");
+            let mut out = std::io::stdout().lock();
+            if let Err(e) = write_report(&mut out, &report).and_then(|()| out.write_all(b"\n")) {
+                eprintln!("agentrisk: stdout: cannot write: {e}");
+                failed = true;
+                continue;
+            }
             "stdout".to_owned()
         } else {
             let file: PathBuf =
                 [args.out_dir.as_str(), &format!("{}.json", file_name_for(&report.run_id))].iter().collect();
             // No trailing newline, like the reference's json.dumps output.
-            if let Err(e) = std::fs::write(&file, json.as_bytes()) {
+            let written =
+                std::fs::File::create(&file).and_then(|f| write_report(&mut std::io::BufWriter::new(f), &report));
+            if let Err(e) = written {
                 eprintln!("agentrisk: {}: cannot write: {e}", file.display());
                 failed = true;
                 continue;
@@ -174,6 +181,12 @@ pub fn run(args: &RunArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Writes a report as indented JSON and flushes.
+fn write_report(out: &mut impl Write, report: &agentrisk::model::Report) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report)?;
+    out.flush()
 }
 
 /// The current UTC time as Python's `datetime.isoformat()` writes it.

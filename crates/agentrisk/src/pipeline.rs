@@ -140,7 +140,9 @@ pub fn report_from_trace(trace: &Trace, input: &AnalysisInput<'_>) -> Result<Rep
         };
         evaluate_policy(&config.privacy_policy, risk_index, leaked, explicit_vault, &context)
     })?;
-    check_encodable(&report)?;
+    if holds_marker(trace, input.canaries) {
+        check_encodable(&report)?;
+    }
     Ok(report)
 }
 
@@ -178,11 +180,46 @@ fn provenance(trace: &Trace, findings: &[Finding]) -> HashMap<String, (String, V
         .collect()
 }
 
+/// Whether any text of the trace or the canaries holds [`LONE_SURROGATE`]:
+/// only those come from JSON, where a lone surrogate escape can be written,
+/// so a report can only hold one when they do.
+fn holds_marker(trace: &Trace, canaries: Option<&Canaries>) -> bool {
+    let has = |s: &str| s.contains(LONE_SURROGATE);
+    let value_has = |value: &PyValue| {
+        let mut stack = vec![value];
+        while let Some(value) = stack.pop() {
+            match value {
+                PyValue::Str(s) if has(s) => return true,
+                PyValue::Array(items) => stack.extend(items),
+                PyValue::Object(entries) => {
+                    for (key, value) in entries {
+                        if has(key) {
+                            return true;
+                        }
+                        stack.push(value);
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    };
+    let event_has = |e: &crate::trace::Event| {
+        [&e.event_id, &e.source, &e.target, &e.text].into_iter().any(|s| has(s))
+            || e.metadata.iter().any(|(key, value)| has(key) || value_has(value))
+    };
+    [&trace.run_id, &trace.agent_name, &trace.subject].into_iter().any(|s| has(s))
+        || trace.scenario_id.as_deref().is_some_and(has)
+        || canaries.is_some_and(|c| c.obvious.iter().chain(&c.realistic).chain(&c.semantic).any(|t| has(t)))
+        || trace.events.iter().any(event_has)
+}
+
 /// The reference crashes writing a report that holds a lone surrogate; we
-/// refuse it with a message instead.
+/// refuse it with a message instead. The report is serialised into a probe
+/// that only looks for the marker, so no copy of it is held.
 fn check_encodable(report: &Report) -> Result<(), AnalysisError> {
-    let text = serde_json::to_string(report).unwrap_or_default();
-    if !text.contains(LONE_SURROGATE) {
+    let mut probe = MarkerProbe::default();
+    if serde_json::to_writer(&mut probe, report).is_ok() && !probe.found {
         return Ok(());
     }
     let place = report
@@ -196,6 +233,40 @@ fn check_encodable(report: &Report) -> Result<(), AnalysisError> {
         })
         .unwrap_or_else(|| "the report".to_owned());
     Err(AnalysisError::LoneSurrogate(place))
+}
+
+/// An `io::Write` that notes whether [`LONE_SURROGATE`]'s UTF-8 bytes were
+/// written, also across the boundary of two writes.
+#[derive(Default)]
+struct MarkerProbe {
+    found: bool,
+    /// The last bytes written (at most the marker's length less one).
+    tail: [u8; 3],
+    tail_len: usize,
+}
+
+impl std::io::Write for MarkerProbe {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        const MARKER: &[u8] = "\u{10FFFE}".as_bytes();
+        const KEEP: usize = MARKER.len() - 1;
+        if self.found {
+            return Ok(buf.len());
+        }
+        let mut seam = [0; 2 * KEEP];
+        let head = buf.len().min(KEEP);
+        seam[..self.tail_len].copy_from_slice(&self.tail[..self.tail_len]);
+        seam[self.tail_len..self.tail_len + head].copy_from_slice(&buf[..head]);
+        let seam = &seam[..self.tail_len + head];
+        self.found = memchr::memmem::find(seam, MARKER).is_some() || memchr::memmem::find(buf, MARKER).is_some();
+        let last = if buf.len() >= KEEP { &buf[buf.len() - KEEP..] } else { &seam[seam.len().saturating_sub(KEEP)..] };
+        self.tail_len = last.len();
+        self.tail[..last.len()].copy_from_slice(last);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// What a dropped or named file turned out to be, once loaded.
@@ -239,4 +310,29 @@ fn looks_like_report(bytes: &[u8]) -> bool {
     let text = String::from_utf8_lossy(head);
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     compact.trim_start_matches('\u{FEFF}').starts_with("{\"report\":\"agentleak\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn the_marker_probe_sees_the_marker_split_over_writes() {
+        let marker = LONE_SURROGATE.to_string();
+        let bytes = format!("ab{marker}cd");
+        let bytes = bytes.as_bytes();
+        for cuts in [vec![], vec![3], vec![2, 3, 4, 5], vec![1, 4]] {
+            let mut probe = MarkerProbe::default();
+            let mut from = 0;
+            for cut in cuts.into_iter().chain([bytes.len()]) {
+                probe.write_all(&bytes[from..cut]).unwrap();
+                from = cut;
+            }
+            assert!(probe.found);
+        }
+        let mut probe = MarkerProbe::default();
+        probe.write_all("\u{10FFFD}\u{10FFFF}x".as_bytes()).unwrap();
+        assert!(!probe.found);
+    }
 }

@@ -21,7 +21,8 @@ usage: agentrisk-bench [--sizes N,N,...] [--write DIR] [--timeout SECS]
 
 Generates a synthetic AgentLeak trace of N events (~210 bytes each) per size
 and times the end-to-end analysis: parse the bytes, analyse, build the
-report, serialise it as JSON (one thread). Each size runs in its own child
+report, serialise it as JSON (one thread), as `agentrisk run` does: the
+input bytes are dropped once parsed and the report is streamed out. Each size runs in its own child
 process; peak memory is that process's VmHWM, reset after generating the
 input, so it counts the input bytes plus everything the analysis holds.
 
@@ -98,6 +99,20 @@ fn peak_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Counts the bytes of the JSON report (the CLI writes them to a file).
+struct CountingSink(usize);
+
+impl std::io::Write for CountingSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Runs one size in this process and prints its `RESULT` line.
 fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
     let bytes = synthetic::trace_json(events);
@@ -113,31 +128,39 @@ fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
     let env = |_: &str| None;
     let input =
         AnalysisInput { config: &config, canaries: None, env: &env, generated_at: "2026-07-01T09:00:00".to_owned() };
+    let input_bytes = bytes.len();
     let base = peak_kib().unwrap_or(0);
+    // As `agentrisk run` does: the bytes go once parsed, the trace once
+    // analysed, and the report is streamed to its writer.
     let t0 = Instant::now();
     let trace = parse_trace(&bytes).map_err(|e| e.to_string())?;
+    drop(bytes);
     let t1 = Instant::now();
     let after_parse = peak_kib().unwrap_or(0);
     let report = report_from_trace(&trace, &input).map_err(|e| e.to_string())?;
+    let events = trace.events.len();
+    drop(trace);
     let t2 = Instant::now();
     let after_analyse = peak_kib().unwrap_or(0);
-    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    let mut sink = CountingSink(0);
+    serde_json::to_writer_pretty(&mut sink, &report).map_err(|e| e.to_string())?;
     let t3 = Instant::now();
     let measured = Measured {
-        bytes: bytes.len(),
+        bytes: input_bytes,
         parse: (t1 - t0).as_secs_f64(),
         analyse: (t2 - t1).as_secs_f64(),
         serialise: (t3 - t2).as_secs_f64(),
         peak_kib: peak_kib().unwrap_or(0),
         summary: format!(
-            "{} · score {} · RI {:.4} · {} findings · {} leaked secrets · report {:.1} MB · \
+            "{} · score {} · RI {:.4} · {} findings ({:.2} per event) · {} leaked secrets · report {:.1} MB · \
              peak MB at start {:.0}, after parse {:.0}, after analyse {:.0}",
             report.verdict,
             report.privacy_score,
             report.risk_index,
             report.findings.len(),
+            report.findings.len() as f64 / events.max(1) as f64,
             report.summary.leaked_secrets,
-            json.len() as f64 / 1e6,
+            sink.0 as f64 / 1e6,
             base as f64 * 1024.0 / 1e6,
             after_parse as f64 * 1024.0 / 1e6,
             after_analyse as f64 * 1024.0 / 1e6,

@@ -110,21 +110,31 @@ fn spaced_spans(text: &str) -> Vec<(usize, usize)> {
     if text.bytes().filter(|&b| b == b' ').count() < 7 {
         return Vec::new();
     }
+    if text.is_ascii() {
+        // Byte offsets are character offsets: no table of characters needed.
+        let b = text.as_bytes();
+        return spaced_runs(b.len(), |i| char::from(b[i]), |i| i);
+    }
     let cs: Vec<(usize, char)> = text.char_indices().collect();
-    let offset = |i: usize| cs.get(i).map_or(text.len(), |&(at, _)| at);
+    spaced_runs(cs.len(), |i| cs[i].1, |i| cs.get(i).map_or(text.len(), |&(at, _)| at))
+}
+
+/// [`spaced_spans`] over `n` characters, the `i`-th being `ch(i)` at byte
+/// offset `offset(i)` (`offset(n)` is the text's length).
+fn spaced_runs(n: usize, ch: impl Fn(usize) -> char, offset: impl Fn(usize) -> usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
-    while i < cs.len() {
-        if space(cs[i].1) || (i > 0 && !space(cs[i - 1].1)) {
+    while i < n {
+        if space(ch(i)) || (i > 0 && !space(ch(i - 1))) {
             i += 1;
             continue;
         }
         let (mut pairs, mut j) = (0, i + 1);
-        while j + 1 < cs.len() && cs[j].1 == ' ' && !space(cs[j + 1].1) {
+        while j + 1 < n && ch(j) == ' ' && !space(ch(j + 1)) {
             pairs += 1;
             j += 2;
         }
-        let end = if j == cs.len() || space(cs[j].1) { (pairs >= 7).then_some(j) } else { (pairs >= 8).then(|| j - 2) };
+        let end = if j == n || space(ch(j)) { (pairs >= 7).then_some(j) } else { (pairs >= 8).then(|| j - 2) };
         match end {
             Some(end) => {
                 out.push((offset(i), offset(end)));

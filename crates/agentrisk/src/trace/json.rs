@@ -339,6 +339,20 @@ pub struct JsonError {
 
 /// Parses a whole document (UTF-8, optionally with a BOM) into a value tree.
 pub fn parse_json(input: &[u8]) -> Result<PyValue, JsonError> {
+    parse_document(input, None)
+}
+
+/// Like [`parse_json`], but each element of the top-level object's `events`
+/// array is handed to `on_event` (with its index) as soon as it is read, and
+/// the tree keeps a `null` in its place. A trace is then never held twice —
+/// once as a tree and once as events — which halves peak memory on large
+/// files. When `events` repeats, every occurrence's elements are handed
+/// over in document order, each array's from index 0.
+pub fn parse_json_with_events(input: &[u8], on_event: &mut dyn FnMut(usize, PyValue)) -> Result<PyValue, JsonError> {
+    parse_document(input, Some(on_event))
+}
+
+fn parse_document(input: &[u8], on_event: Option<&mut dyn FnMut(usize, PyValue)>) -> Result<PyValue, JsonError> {
     let body = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
     let text = match std::str::from_utf8(body) {
         Ok(text) => text,
@@ -346,7 +360,7 @@ pub fn parse_json(input: &[u8]) -> Result<PyValue, JsonError> {
             return Err(error_at(body, e.valid_up_to(), "the file is not valid UTF-8 text (save it as UTF-8)".into()))
         }
     };
-    Parser { text, bytes: text.as_bytes(), pos: 0 }.document()
+    Parser { text, bytes: text.as_bytes(), pos: 0, on_event }.document()
 }
 
 fn error_at(bytes: &[u8], pos: usize, message: String) -> JsonError {
@@ -364,13 +378,14 @@ enum Frame {
     Object(Vec<(String, PyValue)>, String),
 }
 
-struct Parser<'a> {
+struct Parser<'a, 'h> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    on_event: Option<&'h mut dyn FnMut(usize, PyValue)>,
 }
 
-impl Parser<'_> {
+impl Parser<'_, '_> {
     fn fail<T>(&self, pos: usize, message: impl Into<String>) -> Result<T, JsonError> {
         Err(error_at(self.bytes, pos, message.into()))
     }
@@ -435,6 +450,11 @@ impl Parser<'_> {
                         return Ok(value);
                     }
                     Some(Frame::Array(mut items)) => {
+                        if let (Some(on_event), [Frame::Object(_, key)]) = (self.on_event.as_mut(), stack.as_slice()) {
+                            if key == "events" {
+                                on_event(items.len(), std::mem::take(&mut value));
+                            }
+                        }
                         items.push(value);
                         self.skip_whitespace();
                         match self.peek() {

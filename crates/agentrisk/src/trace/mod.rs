@@ -45,8 +45,6 @@ pub struct Event {
     /// Kept verbatim (untrimmed).
     pub source: String,
     pub target: String,
-    /// A string, an object or an array.
-    pub content: PyValue,
     pub metadata: Vec<(String, PyValue)>,
     /// `content` flattened to the text detectors scan (spec 1.4).
     pub text: String,
@@ -88,20 +86,46 @@ impl From<JsonError> for TraceError {
 }
 
 /// Parses and validates a trace file.
+///
+/// Events are validated as the parser reads them, so no event is ever held
+/// both as a JSON tree and as an [`Event`]. The errors still come out in the
+/// reference's order: JSON syntax first, then the first event that is not a
+/// dict (the reference converts every element before validating any field),
+/// then the top-level fields, then the first event with a bad field.
 pub fn parse_trace(bytes: &[u8]) -> Result<Trace, TraceError> {
-    let mut top =
-        into_entries(parse_json(bytes)?).map_err(|other| TraceError::NotAnObject { found: describe(&other) })?;
-    // Taken before anything else: the reference turns every element into a
-    // dict (and fails there) before validating any field.
-    let events_value = take_field(&mut top, "events");
-    let raw_events = match events_value {
-        None => Vec::new(),
-        Some(value) => event_sequence(value)?,
+    let mut read = ReadEvents::default();
+    let mut on_event = |index: usize, element: PyValue| read.add(index, element);
+    let document = json::parse_json_with_events(bytes, &mut on_event)?;
+    let mut top = into_entries(document).map_err(|other| TraceError::NotAnObject { found: describe(&other) })?;
+    let (events, field_error) = match take_field(&mut top, "events") {
+        None => (Vec::new(), None),
+        // Non-empty: its elements went to `read` (a later `events` key
+        // restarts `read` at index 0, and the last one is what stays).
+        Some(PyValue::Array(ref items)) if !items.is_empty() => {
+            if let Some(e) = read.dict_error {
+                return Err(e);
+            }
+            (read.events, read.field_error)
+        }
+        Some(value) => {
+            let mut events = Vec::new();
+            let mut field_error = None;
+            let mut fields_of = Vec::new();
+            for (index, element) in event_sequence(value)?.into_iter().enumerate() {
+                fields_of.push(dict_of_event(index, element)?);
+            }
+            for (index, fields) in fields_of.into_iter().enumerate() {
+                match event_from_fields(index, fields) {
+                    Ok(event) => events.push(event),
+                    Err(e) => {
+                        field_error = Some(e);
+                        break;
+                    }
+                }
+            }
+            (events, field_error)
+        }
     };
-    let mut event_fields = Vec::with_capacity(raw_events.len());
-    for (index, element) in raw_events.into_iter().enumerate() {
-        event_fields.push(dict_of_event(index, element)?);
-    }
 
     let run_id = string_field(&mut top, "run_id", "run", "run_id")?;
     let agent_name = string_field(&mut top, "agent_name", "unknown_agent", "agent_name")?;
@@ -117,11 +141,43 @@ pub fn parse_trace(bytes: &[u8]) -> Result<Trace, TraceError> {
     };
     check_timestamp(take_field(&mut top, "timestamp"), || "timestamp".into())?;
 
-    let mut events = Vec::with_capacity(event_fields.len());
-    for (index, fields) in event_fields.into_iter().enumerate() {
-        events.push(event_from_fields(index, fields)?);
+    if let Some(e) = field_error {
+        return Err(e);
     }
     Ok(Trace { run_id, agent_name, scenario_id, subject, task_success, events })
+}
+
+/// The events of a top-level `events` array, validated as the parser hands
+/// them over, with the first error of each kind kept for later.
+#[derive(Default)]
+struct ReadEvents {
+    events: Vec<Event>,
+    dict_error: Option<TraceError>,
+    field_error: Option<TraceError>,
+}
+
+impl ReadEvents {
+    fn add(&mut self, index: usize, element: PyValue) {
+        if index == 0 {
+            *self = ReadEvents::default();
+        }
+        // After the first non-dict element only a JSON error can still
+        // change the outcome; after the first bad field, only a non-dict.
+        if self.dict_error.is_some() {
+            return;
+        }
+        match dict_of_event(index, element) {
+            Err(e) => self.dict_error = Some(e),
+            Ok(fields) if self.field_error.is_none() => match event_from_fields(index, fields) {
+                Ok(event) => self.events.push(event),
+                Err(e) => {
+                    self.field_error = Some(e);
+                    self.events = Vec::new();
+                }
+            },
+            Ok(_) => {}
+        }
+    }
 }
 
 /// The elements of the `events` value. The reference iterates it as Python
@@ -239,7 +295,7 @@ fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>) -> Result
     };
     check_timestamp(take_field(&mut fields, "timestamp"), || place("timestamp"))?;
     let text = flatten(&content);
-    Ok(Event { event_id, channel, source, target, content, metadata, text })
+    Ok(Event { event_id, channel, source, target, metadata, text })
 }
 
 /// Removes and returns the value of `key`; for repeated keys (possible in an
@@ -341,7 +397,7 @@ mod tests {
         let event = &trace.events[0];
         assert_eq!((event.event_id.as_str(), event.channel), ("evt_001", Channel::Log));
         assert_eq!((event.source.as_str(), event.target.as_str()), ("unknown", "unknown"));
-        assert_eq!((event.content.clone(), event.text.as_str()), (PyValue::Str(String::new()), ""));
+        assert_eq!(event.text, "");
         assert!(event.metadata.is_empty());
         assert!(parse("{}").unwrap().events.is_empty());
     }
@@ -422,6 +478,32 @@ mod tests {
         assert_eq!(error(r#"{"events": 3}"#), "events: expected an array of event objects, found the number 3");
         assert_eq!(error(r#"{"events": [null]}"#), "events[0]: expected an event object, found null");
         assert!(error(r#"{"events": [""]}"#).starts_with("events[0].channel: missing"));
+    }
+
+    #[test]
+    fn streamed_events_keep_the_reference_error_order_and_last_key_wins() {
+        // A non-dict element (events[1]) wins over an earlier bad field.
+        assert!(error(r#"{"events": [{"channel": "nope"}, "abc"]}"#).starts_with("events[1]: cannot be read"));
+        // Top-level fields are checked before event fields...
+        assert!(error(r#"{"run_id": 5, "events": [{"channel": "nope"}]}"#).starts_with("run_id: expected a string"));
+        // ...but after every element became a dict.
+        assert!(error(r#"{"run_id": 5, "events": ["abc"]}"#).starts_with("events[0]: cannot be read"));
+        // JSON syntax errors come first of all.
+        assert!(error(r#"{"events": ["abc"], "x": tru}"#).contains("invalid JSON"));
+        // A repeated `events` key: the last value is the one read.
+        let last = |doc: &str| parse(doc).unwrap().events.iter().map(|e| e.event_id.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            last(r#"{"events": [{"channel": "nope"}], "events": [{"channel": "log", "event_id": "b"}]}"#),
+            ["b"]
+        );
+        assert!(last(r#"{"events": [{"channel": "log"}], "events": []}"#).is_empty());
+        assert!(last(r#"{"events": [{"channel": "log"}], "events": {}}"#).is_empty());
+        assert_eq!(
+            last(
+                r#"{"events": [{"channel": "log", "event_id": "a"}, {"channel": "log"}], "events": [{"channel": "log"}]}"#
+            ),
+            ["evt_001"]
+        );
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! A synthetic AgentLeak trace of any length, for benchmarks.
 //!
-//! The trace is a run of 16-event "cases" modelled on the conformance corpus
+//! The trace is a run of 48-event "cases" modelled on the conformance corpus
 //! (patient records, loan applications, HR files): one subject per case,
 //! whose record is fetched by a tool, copied into memory, forwarded between
 //! agents, logged and written to files, across all eight channels and a
-//! dozen agents and targets. Every identifier (ids, SSN, SIN, phone, email,
+//! dozen agents and targets. Two of every three events are the planning,
+//! searching and reviewing chatter that carries no personal data, so the
+//! trace has about as many findings per event as the conformance corpus
+//! (0.4; a corpus trace has 0.38). Every identifier (ids, SSN, SIN, phone, email,
 //! account, IBAN, card, API keys, tokens, addresses) is derived from the
 //! case number, so the number of distinct secrets grows with the trace.
 //! Every fourth case also re-sends one of its values obscured — reversed,
@@ -339,8 +342,87 @@ fn fields(
     Event { channel, source, target, content: Content::Fields(content), tool: Some(tool) }
 }
 
-/// Event `slot` (0..16) of case `c`.
+/// Events per case: each of the 16 events that carry the case's data is
+/// preceded by two that carry none.
+const CASE_EVENTS: u64 = 48;
+
+/// Event `slot` (0..48) of case `c`.
 fn event(c: &Case, slot: u64) -> Event {
+    if slot % 3 == 2 {
+        leaky_event(c, slot / 3)
+    } else {
+        chatter(c, slot)
+    }
+}
+
+/// An event with no personal data in it: planning, search, rendering and
+/// review traffic, varied by case and slot.
+fn chatter(c: &Case, slot: u64) -> Event {
+    let step = slot / 3 + 1;
+    let topic = ["follow-up care", "visit summaries", "billing questions", "scheduling", "care plans"]
+        [((c.number + slot) % 5) as usize];
+    match (c.number * 7 + slot) % 8 {
+        0 => text(
+            "inter_agent_message",
+            "orchestrator",
+            "planner",
+            format!("Plan step {step}: check the guidance on {topic}, then draft the summary and wait for review."),
+        ),
+        1 => fields(
+            "tool_call",
+            "planner",
+            "search_api",
+            "search",
+            vec![("tool", "search".into()), ("query", format!("guidelines for {topic}")), ("top_k", "5".into())],
+        ),
+        2 => text(
+            "tool_response",
+            "search_api",
+            "planner",
+            format!("Found 5 documents on {topic}: overview, checklist, team policy, note template and the FAQ."),
+        ),
+        3 => text(
+            "log",
+            "framework",
+            "stdout",
+            format!("step={step} agent=planner status=ok latency_ms={} tokens={}", 40 + slot * 3, 200 + slot * 11),
+        ),
+        4 => text(
+            "shared_memory",
+            "planner",
+            "memory",
+            format!(
+                "Scratchpad: the summary on {topic} needs context, plan and open questions; keep the tone neutral."
+            ),
+        ),
+        5 => fields(
+            "tool_call",
+            "writer_agent",
+            "docs_api",
+            "render",
+            vec![("tool", "render".into()), ("template", "summary_v2".into()), ("format", "markdown".into())],
+        ),
+        6 => text(
+            "inter_agent_message",
+            "reviewer_agent",
+            "writer_agent",
+            format!("Looks good overall. Shorten paragraph {step} on {topic} and keep the headings consistent."),
+        ),
+        _ => text(
+            "tool_response",
+            "docs_api",
+            "writer_agent",
+            format!(
+                "Rendered summary_v2 as markdown: {} sections, {} words, no warnings.",
+                3 + slot % 4,
+                180 + slot * 7
+            ),
+        ),
+    }
+}
+
+/// Event `slot` (0..16) of the case's data-carrying events.
+fn leaky_event(c: &Case, slot: u64) -> Event {
     let name = c.name();
     match slot {
         0 => text(
@@ -524,10 +606,10 @@ pub fn trace_json(events: usize) -> Vec<u8> {
     );
     let mut case = Case::new(0);
     for i in 0..events as u64 {
-        if i / 16 != case.number {
-            case = Case::new(i / 16);
+        if i / CASE_EVENTS != case.number {
+            case = Case::new(i / CASE_EVENTS);
         }
-        let e = event(&case, i % 16);
+        let e = event(&case, i % CASE_EVENTS);
         if i > 0 {
             out.push(b',');
         }
@@ -576,6 +658,35 @@ mod tests {
         assert_eq!(v["events"].as_array().unwrap().len(), 1600);
         let per_event = a.len() / 1600;
         assert!((190..=230).contains(&per_event), "{per_event} bytes per event");
+    }
+
+    #[test]
+    fn findings_per_event_are_near_the_corpus_and_secrets_grow_with_the_trace() {
+        let config = agentrisk::config::AnalysisConfig::default();
+        let env = |_: &str| None;
+        let input = agentrisk::pipeline::AnalysisInput {
+            config: &config,
+            canaries: None,
+            env: &env,
+            generated_at: String::new(),
+        };
+        let analyse = |events: usize| {
+            let trace = agentrisk::trace::parse_trace(&trace_json(events)).unwrap();
+            agentrisk::pipeline::report_from_trace(&trace, &input).unwrap()
+        };
+        let (small, large) = (analyse(960), analyse(4800));
+        let per_event = large.findings.len() as f64 / 4800.0;
+        assert!((0.35..=0.5).contains(&per_event), "{per_event} findings per event");
+        // Five times the events: about five times the distinct secrets.
+        let growth = large.summary.leaked_secrets as f64 / small.summary.leaked_secrets as f64;
+        assert!((4.0..=5.5).contains(&growth), "distinct secrets grew {growth}×");
+        // Every obscuring the generator plants is found.
+        for label in ["reversed", "rot13-rotated", "base64-encoded", "split across messages"] {
+            assert!(
+                large.findings.iter().any(|f| f.recommendation.to_lowercase().contains(label)),
+                "no {label} copy found"
+            );
+        }
     }
 
     #[test]
