@@ -17,7 +17,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
-usage: agentrisk-bench [--sizes N,N,...] [--write DIR] [--timeout SECS]
+usage: agentrisk-bench [--sizes N,N,...] [--runs N] [--write DIR] [--timeout SECS]
 
 Generates a synthetic AgentLeak trace of N events (~210 bytes each) per size
 and times the end-to-end analysis: parse the bytes, analyse, build the
@@ -27,18 +27,26 @@ process; peak memory is that process's VmHWM, reset after generating the
 input, so it counts the input bytes plus everything the analysis holds.
 
   --sizes N,N,...   event counts (default 1000,10000,100000,1000000)
+  --runs N          runs per size, each in a fresh process (default 3); the
+                    row shows the run with the median total time, and the
+                    fastest and slowest totals
   --write DIR       also write each generated trace to DIR/bench_<N>.json
   --timeout SECS    give up on a size after SECS seconds (default 1800)";
 
 struct Args {
     sizes: Vec<usize>,
+    runs: usize,
     write: Option<String>,
     timeout: Duration,
 }
 
 fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut out =
-        Args { sizes: vec![1_000, 10_000, 100_000, 1_000_000], write: None, timeout: Duration::from_secs(1800) };
+    let mut out = Args {
+        sizes: vec![1_000, 10_000, 100_000, 1_000_000],
+        runs: 3,
+        write: None,
+        timeout: Duration::from_secs(1800),
+    };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         let mut value = |flag: &str| iter.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
@@ -51,6 +59,10 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                     .collect::<Result<_, _>>()?;
             }
             "--write" => out.write = Some(value(arg)?),
+            "--runs" => {
+                let v = value(arg)?;
+                out.runs = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("--runs: {v:?} is not a count"))?;
+            }
             "--timeout" => {
                 let v = value(arg)?;
                 out.timeout = Duration::from_secs(v.parse().map_err(|_| format!("--timeout: {v:?} is not seconds"))?);
@@ -72,6 +84,10 @@ struct Measured {
 }
 
 impl Measured {
+    fn total(&self) -> f64 {
+        self.parse + self.analyse + self.serialise
+    }
+
     fn to_line(&self) -> String {
         format!(
             "RESULT {} {:.6} {:.6} {:.6} {} {}",
@@ -231,31 +247,51 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>7}",
-        "events", "input MB", "parse s", "analyse s", "json s", "total s", "MB/s", "peak MB", "peak/in"
+        "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>7} {:>15}",
+        "events",
+        "input MB",
+        "parse s",
+        "analyse s",
+        "json s",
+        "total s",
+        "MB/s",
+        "peak MB",
+        "peak/in",
+        "min–max total s"
     );
     let mut failed = false;
     for &events in &args.sizes {
-        match run_child(events, &args) {
-            Ok(m) => {
-                let mb = m.bytes as f64 / 1e6;
-                let total = m.parse + m.analyse + m.serialise;
-                let peak_mb = m.peak_kib as f64 * 1024.0 / 1e6;
-                println!(
-                    "{events:>9} {mb:>9.2} {:>9.3} {:>9.3} {:>9.3} {total:>9.3} {:>8.2} {peak_mb:>10.1} {:>6.1}×",
-                    m.parse,
-                    m.analyse,
-                    m.serialise,
-                    mb / total,
-                    peak_mb / mb
-                );
-                println!("{:>9} {}", "", m.summary);
-            }
-            Err(message) => {
-                println!("{events:>9} {message}");
-                failed = true;
+        let mut runs: Vec<Measured> = Vec::new();
+        for _ in 0..args.runs {
+            match run_child(events, &args) {
+                Ok(m) => runs.push(m),
+                Err(message) => {
+                    println!("{events:>9} {message}");
+                    failed = true;
+                    break;
+                }
             }
         }
+        if runs.len() < args.runs {
+            continue;
+        }
+        runs.sort_by(|a, b| a.total().total_cmp(&b.total()));
+        let (fastest, slowest) = (runs[0].total(), runs[runs.len() - 1].total());
+        let m = &runs[runs.len() / 2];
+        let mb = m.bytes as f64 / 1e6;
+        let total = m.total();
+        let peak_mb = m.peak_kib as f64 * 1024.0 / 1e6;
+        println!(
+            "{events:>9} {mb:>9.2} {:>9.3} {:>9.3} {:>9.3} {total:>9.3} {:>8.2} {peak_mb:>10.1} {:>6.1}× {:>7.3}–{:<7.3}",
+            m.parse,
+            m.analyse,
+            m.serialise,
+            mb / total,
+            peak_mb / mb,
+            fastest,
+            slowest
+        );
+        println!("{:>9} {}", "", m.summary);
     }
     if failed {
         ExitCode::from(1)

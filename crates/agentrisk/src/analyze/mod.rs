@@ -19,7 +19,6 @@ use crate::detect::{Builtin, CustomDetector, RawMatch};
 use crate::model::{Channel, Level, Severity};
 use crate::pyunicode::canonical;
 use crate::score::ScoringConfig;
-use std::collections::HashSet;
 
 /// Which detectors run and on which channels.
 #[derive(Debug, Clone)]
@@ -158,7 +157,7 @@ pub fn findings_from_events(
         if event.text.is_empty() || !detection.channels.iter().any(|c| c == event.channel.as_str()) {
             continue;
         }
-        let mut new = NewFindings { index, event, scoring, counter, numbered: 0, seen: HashSet::new() };
+        let mut new = NewFindings { index, event, scoring, counter, numbered: 0, seen: Vec::new() };
         let mut created = Vec::new();
         new.read(event.text, None, detection, canaries, &mut created);
         let spans = suppress::credential_spans(event.text, &created);
@@ -197,7 +196,8 @@ struct NewFindings<'e, 's> {
     scoring: &'s ScoringConfig,
     counter: usize,
     numbered: usize,
-    seen: HashSet<(String, String)>,
+    /// (data type, value) of every match kept so far (an event has few).
+    seen: Vec<(String, String)>,
 }
 
 impl NewFindings<'_, '_> {
@@ -240,9 +240,10 @@ impl NewFindings<'_, '_> {
             custom.scan(text, &mut raw);
         }
         for (i, m) in raw.into_iter().enumerate() {
-            if !self.seen.insert((m.data_type.clone(), m.value.clone())) {
+            if self.seen.iter().any(|(t, v)| *t == m.data_type && *v == m.value) {
                 continue;
             }
+            self.seen.push((m.data_type.clone(), m.value.clone()));
             self.numbered += 1;
             let canary_tier = canary_tiers.get(i);
             let is_canary = canary_tier.is_some();

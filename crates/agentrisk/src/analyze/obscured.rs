@@ -114,11 +114,47 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         }
     }
     // 2. Anchors: keys of 6+ code points seen in clear in some event.
-    let canon: Vec<String> = events.iter().map(|e| canonical_value(e.text)).collect();
+    // One search per event finds each key in clear, reversed and rotated:
+    // for ASCII text, the reversed (rotated) text holds a key at token
+    // boundaries exactly when the text holds the reversed (rotated) key
+    // there, so the keys are searched in all three spellings at once.
+    // Other text is reversed and rotated (its case folding need not
+    // commute with either), and only the plain spellings are read.
     let long_keys: Vec<&String> = template_keys.iter().filter(|k| k.chars().count() >= 6).collect();
-    let key_matcher = TokenMatcher::new(&long_keys);
-    // Which long keys each event holds in clear (kept for steps 3 and 4).
-    let in_clear: Vec<Vec<usize>> = canon.iter().map(|t| key_matcher.indexes_in(t)).collect();
+    let n = long_keys.len();
+    let reversed_keys: Vec<String> = long_keys.iter().map(|k| k.chars().rev().collect()).collect();
+    let rotated_keys: Vec<String> = long_keys.iter().map(|k| rot13(k)).collect();
+    let spellings: Vec<&str> = long_keys
+        .iter()
+        .map(|k| k.as_str())
+        .chain(reversed_keys.iter().map(String::as_str))
+        .chain(rotated_keys.iter().map(String::as_str))
+        .collect();
+    let key_matcher = TokenMatcher::new(&spellings);
+    let plain = |hits: Vec<usize>| -> Vec<usize> { hits.into_iter().filter(|&k| k < n).collect() };
+    // Which long keys each event holds in clear (kept for steps 3 and 4),
+    // reversed and rotated.
+    let mut in_clear: Vec<Vec<usize>> = Vec::with_capacity(events.len());
+    let mut in_reversed: Vec<Vec<usize>> = Vec::with_capacity(events.len());
+    let mut in_rotated: Vec<Vec<usize>> = Vec::with_capacity(events.len());
+    for event in events {
+        let hits = key_matcher.indexes_in(&canonical_value(event.text));
+        if event.text.is_ascii() {
+            let mut by_spelling = [Vec::new(), Vec::new(), Vec::new()];
+            for k in hits {
+                by_spelling[k / n].push(k % n);
+            }
+            let [clear, reversed, rotated] = by_spelling;
+            in_clear.push(clear);
+            in_reversed.push(reversed);
+            in_rotated.push(rotated);
+        } else {
+            in_clear.push(plain(hits));
+            let reversed = canonical_value(&event.text.chars().rev().collect::<String>());
+            in_reversed.push(plain(key_matcher.indexes_in(&reversed)));
+            in_rotated.push(plain(key_matcher.indexes_in(&canonical_value(&rot13(event.text)))));
+        }
+    }
     let mut first_seen: Vec<Option<usize>> = vec![None; long_keys.len()];
     for (i, keys) in in_clear.iter().enumerate() {
         for &k in keys {
@@ -168,17 +204,8 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         anchors.iter().enumerate().filter_map(|(pos, a)| a.identifier.as_deref().map(|g| (pos, g))).collect();
     let trie = IdentifierTrie::new(&identifiers);
     for (i, event) in events.iter().enumerate() {
-        // For ASCII text, canonical form commutes with reversal and ROT13;
-        // case folding of other characters may not (`ŉ` folds to two).
-        let (reversed, rotated) = if event.text.is_ascii() {
-            (canon[i].chars().rev().collect::<String>(), rot13(&canon[i]))
-        } else {
-            (canonical_value(&event.text.chars().rev().collect::<String>()), canonical_value(&rot13(event.text)))
-        };
-        let by_reversal: Vec<usize> =
-            key_matcher.indexes_in(&reversed).into_iter().filter_map(|k| order_of[k]).collect();
-        let by_rotation: Vec<usize> =
-            key_matcher.indexes_in(&rotated).into_iter().filter_map(|k| order_of[k]).collect();
+        let by_reversal: Vec<usize> = in_reversed[i].iter().filter_map(|&k| order_of[k]).collect();
+        let by_rotation: Vec<usize> = in_rotated[i].iter().filter_map(|&k| order_of[k]).collect();
         // Decoded views spelling an identifier: (anchor position, transform of the first such view).
         let mut by_view: Vec<(usize, String)> = Vec::new();
         if !identifiers.is_empty() {
@@ -247,10 +274,17 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     }
 
     // 5. Materialise, in record order. Removals only touch the copy's own
-    // event, so findings are indexed by event id.
-    let mut by_event: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, f) in findings.iter().enumerate() {
-        by_event.entry(f.event_id.clone()).or_default().push(i);
+    // event, so findings are indexed by the event they are on (needed only
+    // when ids are unique: removals are skipped otherwise).
+    let mut by_event: Vec<Vec<usize>> = Vec::new();
+    if unique_ids && !copies.is_empty() {
+        let index_of: HashMap<&str, usize> = events.iter().enumerate().map(|(i, e)| (e.event_id, i)).collect();
+        by_event = vec![Vec::new(); events.len()];
+        for (j, f) in findings.iter().enumerate() {
+            if let Some(&i) = index_of.get(f.event_id.as_str()) {
+                by_event[i].push(j);
+            }
+        }
     }
     let mut removed = vec![false; findings.len()];
     for copy in &copies {
@@ -260,7 +294,7 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
             let value_canon = canonical_value(&template.matched_value);
             let reversed: String = value_canon.chars().rev().collect();
             let key = alnum_key(&template.matched_value);
-            for &j in by_event.get(event.event_id).map(Vec::as_slice).unwrap_or_default() {
+            for &j in by_event.get(copy.event).map(Vec::as_slice).unwrap_or_default() {
                 let f = &findings[j];
                 let reversed_reading = copy.transform == "reversed" && canonical_value(&f.matched_value) == reversed;
                 let decoded_reading =
@@ -275,7 +309,9 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         let label = super::transform_label(&copy.transform);
         let kind = template.data_type.replace('_', " ");
         let how = if fragments.is_empty() { label } else { format!("{label} ({})", fragments.join(", ")) };
-        by_event.entry(event.event_id.to_owned()).or_default().push(findings.len());
+        if let Some(on_event) = by_event.get_mut(copy.event) {
+            on_event.push(findings.len());
+        }
         removed.push(false);
         findings.push(Finding {
             finding_id: format!("finding_{:03}", *counter),

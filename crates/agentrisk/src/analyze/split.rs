@@ -23,8 +23,6 @@
 //! when a walk reaches its last character, so the cost is the length of the
 //! walks, not members × identifiers.
 
-use std::collections::HashSet;
-
 /// The lower-cased ASCII letter/digit runs of a text (spec 2.6 `tokens`),
 /// concatenated, with the offset where each token starts and, last, the end.
 pub(super) struct TokenRuns {
@@ -190,7 +188,8 @@ struct GroupSearch<'a> {
     members: &'a [usize],
     runs: &'a [TokenRuns],
     first_seen: &'a [usize],
-    decided: HashSet<u32>,
+    /// Anchors whose search is decided, by anchor position.
+    decided: Vec<bool>,
     found: Vec<(usize, Vec<usize>)>,
 }
 
@@ -198,7 +197,8 @@ impl GroupSearch<'_> {
     /// The first resolving attempt of an anchor decides its search; the
     /// starter must come after the anchor was first seen in clear.
     fn resolve(&mut self, anchor: u32, starter: usize, used: Option<&[usize]>) {
-        if self.first_seen[anchor as usize] < starter && self.decided.insert(anchor) {
+        if self.first_seen[anchor as usize] < starter && !self.decided[anchor as usize] {
+            self.decided[anchor as usize] = true;
             if let Some(used) = used {
                 self.found.push((anchor as usize, used.to_vec()));
             }
@@ -260,7 +260,8 @@ pub(super) fn split_copies_in_group(
     runs: &[TokenRuns],
     first_seen: &[usize],
 ) -> Vec<(usize, Vec<usize>)> {
-    let mut search = GroupSearch { trie, members, runs, first_seen, decided: HashSet::new(), found: Vec::new() };
+    let decided = vec![false; first_seen.len()];
+    let mut search = GroupSearch { trie, members, runs, first_seen, decided, found: Vec::new() };
     search.run();
     let mut found = search.found;
     found.sort_unstable_by_key(|(anchor, _)| *anchor);
