@@ -48,6 +48,7 @@ impl Bridge {
                     for message in flush_queue.borrow_mut().drain(..) {
                         post(&flush_worker, &message);
                     }
+                    on_message.emit(FromWorker::Ready);
                 }
                 Ok(message) => on_message.emit(message),
                 Err(e) => on_bad_message.emit(format!("unreadable message from the analysis worker: {e}")),

@@ -10,7 +10,9 @@
 use agentrisk::analyze::redact;
 use agentrisk::config::AnalysisConfig;
 use agentrisk::model::Report;
-use agentrisk::pipeline::{detection_settings, load_any, AnalysisError, AnalysisInput, LoadFileError, Loaded};
+use agentrisk::pipeline::{
+    detection_settings, load_any_observed, AnalysisError, AnalysisInput, LoadFileError, Loaded, Stage,
+};
 use agentrisk::score::BlockReason;
 use agentrisk::trace::Trace;
 use agentrisk::{Channel, Rescore, ScoringConfig};
@@ -22,6 +24,12 @@ use std::collections::{BTreeMap, HashMap};
 /// lists them all as table rows, and tens of thousands of rows would make
 /// the page slow to render and to scroll. The rest are counted, not sent.
 pub const EVENT_LIMIT: usize = 5_000;
+
+/// At most this many findings of a run are sent to the page, in report
+/// order (most severe first): like events, tens of thousands of table rows
+/// would make the page slow, and decoding them would hold up the page's
+/// thread. The run's numbers always cover every finding.
+pub const FINDING_LIMIT: usize = 5_000;
 
 /// At most this many characters of an event's text are sent. A trace can
 /// hold whole documents in one event; the run view needs the start of each.
@@ -36,8 +44,8 @@ pub const PROGRESS_FROM_BYTES: u64 = 5_000_000;
 pub enum FromWorker {
     /// The worker has installed its message handler; queued files may be sent.
     Ready,
-    /// A large file entered a phase; `bytes` is its size.
-    Progress { id: u32, phase: Phase, bytes: u64 },
+    /// How far the worker has come with a large file.
+    Progress { id: u32, progress: Progress },
     /// One file is done.
     Done { id: u32, result: FileResult },
 }
@@ -48,16 +56,60 @@ pub enum FromWorker {
 pub enum Phase {
     /// Reading the file's bytes into the worker.
     Reading,
-    /// Parsing and analysing (detection, scoring, the report).
-    Analysing,
+    /// The analysis stages of the core.
+    Parsing,
+    Detecting,
+    Linking,
+    Scoring,
 }
 
 impl Phase {
     pub fn label(self) -> &'static str {
         match self {
-            Phase::Reading => "Reading…",
-            Phase::Analysing => "Analysing…",
+            Phase::Reading => "Reading",
+            Phase::Parsing => Stage::Parsing.label(),
+            Phase::Detecting => Stage::Detecting.label(),
+            Phase::Linking => Stage::Linking.label(),
+            Phase::Scoring => Stage::Reporting.label(),
         }
+    }
+}
+
+impl From<Stage> for Phase {
+    fn from(stage: Stage) -> Phase {
+        match stage {
+            Stage::Parsing => Phase::Parsing,
+            Stage::Detecting => Phase::Detecting,
+            Stage::Linking => Phase::Linking,
+            Stage::Reporting => Phase::Scoring,
+        }
+    }
+}
+
+/// The latest progress of a large file: its phase, its size, and once the
+/// analysis runs, the share done and the speed so far.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub phase: Phase,
+    pub bytes: u64,
+    /// Whole percent of the analysis done.
+    pub percent: Option<u8>,
+    /// Megabytes of the file analysed per second so far.
+    pub mb_per_s: Option<f64>,
+}
+
+impl Progress {
+    /// The status line of the file's row, e.g. `Detecting · 42% · 14.1 MB/s · 21.0 MB`.
+    pub fn line(&self) -> String {
+        let mut parts = vec![format!("{}…", self.phase.label())];
+        if let Some(p) = self.percent {
+            parts.push(format!("{p}%"));
+        }
+        if let Some(speed) = self.mb_per_s.filter(|s| s.is_finite() && *s > 0.0) {
+            parts.push(format!("{speed:.1} MB/s"));
+        }
+        parts.push(format!("{:.1} MB", self.bytes as f64 / 1e6));
+        parts.join(" · ")
     }
 }
 
@@ -77,15 +129,21 @@ pub enum FileResult {
 /// the re-scoring decides the "inconsistent" flag and explains a block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadedReport {
+    /// The report, its findings cut to the first [`FINDING_LIMIT`].
     pub report: Report,
     pub rescore: Rescore,
+    /// How many findings the report has.
+    pub findings_total: usize,
 }
 
 /// A trace analysed here: the report the core computed for it (what the
 /// reference would write with no config file) and what the run view lists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnalysedTrace {
+    /// The report, its findings cut to the first [`FINDING_LIMIT`].
     pub report: Report,
+    /// How many findings the report has.
+    pub findings_total: usize,
     /// Why the gate blocked, read from the report's own fields.
     pub block_reasons: Vec<BlockReason>,
     /// The first [`EVENT_LIMIT`] events, in trace order.
@@ -154,31 +212,47 @@ impl TextPart {
 /// The worker's whole job for one file's bytes. `generated_at` is the
 /// report time for a trace, from the caller's clock.
 pub fn analyze_bytes(bytes: &[u8], generated_at: String) -> FileResult {
+    analyze_bytes_observed(bytes, generated_at, &|_| {})
+}
+
+/// [`analyze_bytes`], telling `progress` how far a trace's analysis has come.
+pub fn analyze_bytes_observed(
+    bytes: &[u8],
+    generated_at: String,
+    progress: &dyn Fn(agentrisk::pipeline::Progress),
+) -> FileResult {
     let config = AnalysisConfig::default();
     // The same run with raw values kept in the findings: the only thing
     // `redact_values` changes is whether findings carry `matched_value`.
     // The worker uses the values to mask them in the event text, then
     // drops them, so the page gets exactly the default report.
     let unredacted = AnalysisConfig { redact_values: false, ..AnalysisConfig::default() };
-    let loaded = match load(bytes, &unredacted, &generated_at) {
+    let loaded = match load(bytes, &unredacted, &generated_at, progress) {
         // Raw values can hold text (a lone surrogate) that their redacted
         // form hides, which only the run with raw values refuses.
-        Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => load(bytes, &config, &generated_at),
+        Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => load(bytes, &config, &generated_at, progress),
         other => other,
     };
     match loaded {
         Ok(Loaded::Report { report, rescore }) => {
-            FileResult::Report(Box::new(LoadedReport { report: *report, rescore }))
+            let mut report = *report;
+            let findings_total = list_findings(&mut report);
+            FileResult::Report(Box::new(LoadedReport { report, rescore, findings_total }))
         }
         Ok(Loaded::Trace { report, trace }) => FileResult::Trace(Box::new(analysed_trace(*report, &trace, &config))),
         Err(e) => FileResult::Error { message: e.to_string() },
     }
 }
 
-fn load(bytes: &[u8], config: &AnalysisConfig, generated_at: &str) -> Result<Loaded, LoadFileError> {
+fn load(
+    bytes: &[u8],
+    config: &AnalysisConfig,
+    generated_at: &str,
+    progress: &dyn Fn(agentrisk::pipeline::Progress),
+) -> Result<Loaded, LoadFileError> {
     // No environment: only the LLM judge reads it, and the viewer never calls out.
     let input = AnalysisInput { config, canaries: None, env: &|_| None, generated_at: generated_at.to_owned() };
-    load_any(bytes, &input)
+    load_any_observed(bytes, &input, progress)
 }
 
 /// The page's view of an analysed trace; strips the raw values from the findings.
@@ -211,13 +285,16 @@ fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig) ->
             finding_ids: findings_by_event.get(&(event.event_id.as_str(), event.channel)).cloned().unwrap_or_default(),
         })
         .collect();
-    AnalysedTrace {
-        block_reasons: block_reasons_from_report(&report, &config.scoring),
-        events,
-        events_total: trace.events.len(),
-        text_withheld,
-        report,
-    }
+    let block_reasons = block_reasons_from_report(&report, &config.scoring);
+    let findings_total = list_findings(&mut report);
+    AnalysedTrace { block_reasons, events, events_total: trace.events.len(), text_withheld, report, findings_total }
+}
+
+/// Cuts the report's findings to the listed ones; returns how many it had.
+fn list_findings(report: &mut Report) -> usize {
+    let total = report.findings.len();
+    report.findings.truncate(FINDING_LIMIT);
+    total
 }
 
 /// How far past [`TEXT_LIMIT`] the detectors look, so that a value

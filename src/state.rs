@@ -2,7 +2,7 @@
 //! selected run. One `Reducible` with an [`Action`] enum; components read it
 //! through props and change it only by dispatching actions.
 
-use crate::protocol::{AnalysedTrace, FileResult, LoadedReport, Phase};
+use crate::protocol::{AnalysedTrace, FileResult, LoadedReport};
 use agentrisk::model::Report;
 use std::rc::Rc;
 use yew::Reducible;
@@ -35,6 +35,14 @@ impl Run {
         }
     }
 
+    /// How many findings the run has (the report may list fewer).
+    pub fn findings_total(&self) -> usize {
+        match self {
+            Run::Report(loaded) => loaded.findings_total,
+            Run::Trace(trace) => trace.findings_total,
+        }
+    }
+
     /// `"report"` or `"trace"`, as the run table's `data-kind` says.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -44,12 +52,7 @@ impl Run {
     }
 }
 
-/// The last phase the worker reported for a large file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Progress {
-    pub phase: Phase,
-    pub bytes: u64,
-}
+pub use crate::protocol::Progress;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum FileStatus {
@@ -70,6 +73,8 @@ pub struct FileEntry {
 pub struct State {
     pub files: Vec<FileEntry>,
     pub selected: Option<u32>,
+    /// The worker has said it is ready (files sent before wait in a queue).
+    pub worker_ready: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -89,6 +94,8 @@ pub enum Action {
         id: u32,
         result: FileResult,
     },
+    /// The worker installed its handler and takes files.
+    WorkerReady,
     /// The worker died: every file still with it fails with this message.
     WorkerFailed(String),
     Select(u32),
@@ -129,7 +136,9 @@ impl Reducible for State {
                     };
                 }
             }
+            Action::WorkerReady => next.worker_ready = true,
             Action::WorkerFailed(message) => {
+                next.worker_ready = false;
                 for entry in next.files.iter_mut().filter(|f| matches!(f.status, FileStatus::Working(_))) {
                     entry.status = FileStatus::Failed(message.clone());
                 }

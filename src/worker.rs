@@ -2,8 +2,9 @@
 //! runs the core, and posts back finished results. Everything that touches
 //! file contents happens here, off the page's main thread.
 
-use crate::protocol::{analyze_bytes, FileResult, FromWorker, Phase, PROGRESS_FROM_BYTES};
+use crate::protocol::{analyze_bytes_observed, FileResult, FromWorker, Phase, Progress, PROGRESS_FROM_BYTES};
 use js_sys::{Reflect, Uint8Array};
+use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, Response};
@@ -20,6 +21,8 @@ pub fn start() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
+    // Compiled before the first file arrives, not while it waits.
+    let _ = agentrisk::pipeline::warm_up();
     post(&scope, &FromWorker::Ready);
 }
 
@@ -31,20 +34,34 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
     let id = id as u32;
     let result = match read_bytes(scope, id, &message).await {
         Ok(bytes) => {
-            progress(scope, id, Phase::Analysing, bytes.len() as u64);
+            let size = bytes.len() as u64;
+            let started = js_sys::Date::now();
+            // Posted at each new stage and each further percent; the page
+            // receives them while this worker is still busy.
+            let last: Cell<Option<(Phase, u8)>> = Cell::new(None);
+            let on_progress = |p: agentrisk::pipeline::Progress| {
+                let (phase, percent) = (Phase::from(p.stage), (p.overall() * 100.0).floor() as u8);
+                if last.get() == Some((phase, percent)) || last.get().is_some_and(|(_, was)| was > percent) {
+                    return;
+                }
+                last.set(Some((phase, percent)));
+                let seconds = (js_sys::Date::now() - started) / 1000.0;
+                let mb_per_s = (seconds > 0.05).then(|| size as f64 * p.overall() / 1e6 / seconds);
+                progress(scope, id, Progress { phase, bytes: size, percent: Some(percent), mb_per_s });
+            };
             let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
-            analyze_bytes(&bytes, generated_at)
+            analyze_bytes_observed(&bytes, generated_at, &on_progress)
         }
         Err(message) => FileResult::Error { message },
     };
     post(scope, &FromWorker::Done { id, result });
 }
 
-/// Tells the page what a large file is waiting for. The message is posted
-/// before the work starts: the page receives it while the worker is busy.
-fn progress(scope: &DedicatedWorkerGlobalScope, id: u32, phase: Phase, bytes: u64) {
-    if bytes > PROGRESS_FROM_BYTES {
-        post(scope, &FromWorker::Progress { id, phase, bytes });
+/// Tells the page how far a large file has come. Posted as the work goes
+/// on: the page receives it while the worker is busy.
+fn progress(scope: &DedicatedWorkerGlobalScope, id: u32, progress: Progress) {
+    if progress.bytes > PROGRESS_FROM_BYTES {
+        post(scope, &FromWorker::Progress { id, progress });
     }
 }
 
@@ -52,7 +69,8 @@ fn progress(scope: &DedicatedWorkerGlobalScope, id: u32, phase: Phase, bytes: u6
 async fn read_bytes(scope: &DedicatedWorkerGlobalScope, id: u32, message: &JsValue) -> Result<Vec<u8>, String> {
     let field = |key: &str| Reflect::get(message, &key.into()).unwrap_or(JsValue::UNDEFINED);
     let buffer = if let Ok(blob) = field("blob").dyn_into::<Blob>() {
-        progress(scope, id, Phase::Reading, blob.size() as u64);
+        let bytes = blob.size() as u64;
+        progress(scope, id, Progress { phase: Phase::Reading, bytes, percent: None, mb_per_s: None });
         JsFuture::from(blob.array_buffer()).await.map_err(|e| format!("cannot read the file: {}", js_text(&e)))?
     } else if let Some(url) = field("url").as_string() {
         let response: Response = JsFuture::from(scope.fetch_with_str(&url))

@@ -77,10 +77,13 @@ fn the_state_keeps_other_files_when_one_fails_or_the_worker_dies() {
     let state = state.reduce(Action::Queued { id: 1, name: "a.json".into() });
     let state = state.reduce(Action::Queued { id: 2, name: "b.json".into() });
     let state = state.reduce(Action::Finished { id: 1, result: analyze(HEALTHCARE) });
-    let progress = Progress { phase: Phase::Analysing, bytes: 6_000_000 };
+    let progress = Progress { phase: Phase::Detecting, bytes: 6_000_000, percent: Some(40), mb_per_s: Some(9.5) };
     let state = state.reduce(Action::Progressed { id: 2, progress });
     assert_eq!(state.files[1].status, FileStatus::Working(Some(progress)));
+    let state = state.reduce(Action::WorkerReady);
+    assert!(state.worker_ready);
     let state = state.reduce(Action::WorkerFailed("the analysis worker stopped".into()));
+    assert!(!state.worker_ready);
     assert!(matches!(state.files[0].status, FileStatus::Loaded(_)));
     assert_eq!(state.files[1].status, FileStatus::Failed("the analysis worker stopped".into()));
     let state = state.reduce(Action::Select(1));
@@ -100,7 +103,12 @@ async fn the_run_table_renders_data_attributes_and_error_rows() {
             FileEntry {
                 id: 4,
                 name: "big.json".into(),
-                status: FileStatus::Working(Some(Progress { phase: Phase::Analysing, bytes: 12_345_678 })),
+                status: FileStatus::Working(Some(Progress {
+                    phase: Phase::Detecting,
+                    bytes: 12_345_678,
+                    percent: Some(42),
+                    mb_per_s: Some(14.06),
+                })),
             },
         ],
         selected: None,
@@ -128,7 +136,9 @@ async fn the_run_table_renders_data_attributes_and_error_rows() {
     );
     assert!(trace.text_content().unwrap_or_default().contains("analysed here"));
     let working = root.query_selector("tr.reading-row").unwrap().expect("a working row");
-    assert!(working.text_content().unwrap_or_default().contains("Analysing… 12.3 MB"));
+    assert!(working.text_content().unwrap_or_default().contains("Detecting… · 42% · 14.1 MB/s · 12.3 MB"));
+    let bar = working.query_selector("progress").unwrap().expect("a progress bar");
+    assert_eq!(bar.get_attribute("value").as_deref(), Some("42"));
     root.remove();
 }
 

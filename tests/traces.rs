@@ -4,7 +4,9 @@
 
 use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::{load_any, AnalysisInput, Loaded};
-use agentrisk_viewer::protocol::{analyze_bytes, AnalysedTrace, FileResult, TextPart, EVENT_LIMIT, TEXT_LIMIT};
+use agentrisk_viewer::protocol::{
+    analyze_bytes, AnalysedTrace, FileResult, TextPart, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -177,6 +179,30 @@ fn a_large_trace_sends_a_bounded_event_list_and_cut_texts() {
     assert!(long.text_truncated());
     assert_eq!(shown(&trace.events[9].text), "mail to je*********************om");
     assert!(trace.events[9].finding_ids.len() == 1 && !trace.events[9].text_truncated());
+}
+
+#[test]
+fn a_trace_with_many_findings_sends_the_most_severe_first_and_counts_them_all() {
+    // One distinct e-mail address (L2) per event, and one SSN (L4) near the end.
+    let n = FINDING_LIMIT + 300;
+    let mut events: Vec<Value> =
+        (0..n).map(|i| serde_json::json!({"channel": "log", "content": format!("mail user{i}@example.com")})).collect();
+    events[n - 2] = serde_json::json!({"channel": "tool_call", "content": "ssn 123-45-6789"});
+    let bytes = serde_json::to_vec(&serde_json::json!({"run_id": "many", "events": events})).unwrap();
+    let full = default_report(&bytes);
+    let trace = analysed(&bytes);
+    assert_eq!((trace.report.findings.len(), trace.findings_total), (FINDING_LIMIT, full.findings.len()));
+    assert!(full.findings.len() >= n);
+    // The numbers are those of the whole report; the list is its head.
+    assert_eq!(trace.report.risk_index, full.risk_index);
+    assert_eq!(trace.report.summary.leaked_secrets, full.summary.leaked_secrets);
+    assert_eq!(trace.report.findings[0].data_type, "ssn");
+    let ids = |f: &[agentrisk::model::Finding]| f.iter().map(|f| f.finding_id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&trace.report.findings), ids(&full.findings[..FINDING_LIMIT]));
+    // Listed events still point at their findings, listed or not.
+    let listed: std::collections::HashSet<String> = ids(&trace.report.findings).into_iter().collect();
+    let pointed: Vec<&String> = trace.events.iter().flat_map(|e| &e.finding_ids).collect();
+    assert!(pointed.len() > FINDING_LIMIT && pointed.iter().any(|id| !listed.contains(*id)));
 }
 
 #[test]

@@ -2,7 +2,7 @@ use crate::bridge::{Bridge, Source};
 use crate::components::{run_detail::RunDetail, run_table::RunTable};
 use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS};
-use crate::state::{Action, Progress, State};
+use crate::state::{Action, State};
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, FileList, HtmlInputElement};
 use yew::prelude::*;
@@ -23,11 +23,9 @@ pub fn app() -> Html {
             let on_crash = dispatcher.clone();
             Bridge::new(
                 Callback::from(move |message| match message {
-                    FromWorker::Progress { id, phase, bytes } => {
-                        on_result.dispatch(Action::Progressed { id, progress: Progress { phase, bytes } })
-                    }
+                    FromWorker::Progress { id, progress } => on_result.dispatch(Action::Progressed { id, progress }),
                     FromWorker::Done { id, result } => on_result.dispatch(Action::Finished { id, result }),
-                    FromWorker::Ready => {}
+                    FromWorker::Ready => on_result.dispatch(Action::WorkerReady),
                 }),
                 Callback::from(move |message| on_crash.dispatch(Action::WorkerFailed(message))),
             )
@@ -115,7 +113,7 @@ pub fn app() -> Html {
     let on_close = Callback::from(move |_| dispatcher.dispatch(Action::CloseRun));
 
     html! {
-        <div id="dropzone" class="page" ondragover={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
+        <div id="dropzone" class="page" data-worker={if state.worker_ready { "ready" } else { "starting" }} ondragover={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
             <header class="top">
                 <div class="brand">
                     <h1>{ "AgentRisk Viewer" }</h1>

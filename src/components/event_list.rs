@@ -3,6 +3,7 @@
 //! `protocol::EVENT_LIMIT` events, each text cut at `protocol::TEXT_LIMIT`
 //! characters, detected and leaked values already redacted.
 
+use super::group_digits;
 use crate::protocol::{AnalysedTrace, EventRow, TextPart, EVENT_LIMIT, TEXT_LIMIT};
 use agentrisk::model::Finding;
 use std::collections::HashMap;
@@ -155,17 +156,4 @@ fn event_text(event: &EventRow, withheld: bool) -> Html {
             }
         </>
     }
-}
-
-/// `12345` → `12 345` (a narrow no-break space between groups of three).
-fn group_digits(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push('\u{202F}');
-        }
-        out.push(c);
-    }
-    out
 }

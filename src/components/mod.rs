@@ -18,3 +18,16 @@ pub fn verdict_class(verdict: &str) -> &'static str {
         None => "unknown",
     }
 }
+
+/// `12345` → `12 345` (a narrow no-break space between groups of three).
+pub fn group_digits(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('\u{202F}');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,3 +1,4 @@
+use super::group_digits;
 use crate::components::event_list::{reveal_event, EventList};
 use crate::components::{format_ri, verdict_class};
 use crate::state::Run;
@@ -20,6 +21,7 @@ pub struct RunDetailProps {
 pub fn run_detail(props: &RunDetailProps) -> Html {
     let highlighted = use_state(|| None::<usize>);
     let r = props.run.report();
+    let findings_total = props.run.findings_total();
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     let scenario = r.scenario_id.clone().unwrap_or_else(|| "—".to_owned());
     let show_event = {
@@ -127,7 +129,13 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
             </div>
 
             <section aria-labelledby="findings-title">
-                <h3 id="findings-title">{ format!("Findings on disclosure channels ({})", r.findings.len()) }</h3>
+                <h3 id="findings-title">{ format!("Findings on disclosure channels ({})", group_digits(findings_total)) }</h3>
+                if findings_total > r.findings.len() {
+                    <p class="findings-left-out" data-left-out={(findings_total - r.findings.len()).to_string()}>
+                        { format!("The table lists the first {} of {} findings, most severe first. Every finding counts in the numbers above.",
+                            group_digits(r.findings.len()), group_digits(findings_total)) }
+                    </p>
+                }
                 if r.findings.is_empty() {
                     <p class="muted">{ "Nothing leaked." }</p>
                 } else {

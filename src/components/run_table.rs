@@ -69,12 +69,18 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
         FileStatus::Working(progress) => {
             let status = match progress {
                 None => "Reading…".to_owned(),
-                Some(p) => format!("{} {}", p.phase.label(), format_megabytes(p.bytes)),
+                Some(p) => p.line(),
+            };
+            let bar = match progress.and_then(|p| p.percent) {
+                Some(percent) => {
+                    html! { <progress max="100" value={percent.to_string()} aria-label="analysis progress"></progress> }
+                }
+                None => html! {},
             };
             html! {
                 <tr class="reading-row" data-file={entry.name.clone()}>
                     <td class="file">{ &entry.name }</td>
-                    <td colspan="7" class="muted"><span class="status" role="status">{ status }</span></td>
+                    <td colspan="7" class="muted">{ bar }<span class="status" role="status">{ status }</span></td>
                     { remove }
                 </tr>
             }
@@ -149,9 +155,4 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             }
         }
     }
-}
-
-/// A file size as the status line shows it: decimal megabytes, one decimal.
-fn format_megabytes(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
 }

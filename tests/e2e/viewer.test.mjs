@@ -219,7 +219,17 @@ test("a large trace shows what the worker is doing, then lists a bounded number 
   });
   await dropFiles(page, [{ name: "big.json", text }]);
   await page.waitForSelector("tr.run-row", { timeout: 120_000 });
-  assert.deepEqual(await page.evaluate(() => window.statusLines), ["Reading…", `Reading… ${mb}`, `Analysing… ${mb}`]);
+  // Reading, then each stage with the share done and, once measurable,
+  // the speed: "Detecting… · 26% · 9.6 MB/s · 7.0 MB".
+  const lines = await page.evaluate(() => window.statusLines);
+  assert.deepEqual(lines.slice(0, 2), ["Reading…", `Reading… · ${mb}`]);
+  const stages = lines.slice(2).map((l) => l.match(/^(Parsing|Detecting|Linking copies|Scoring)… · (\d+)%(?: · ([\d.]+) MB\/s)? · (.*)$/));
+  assert.ok(stages.every((m) => m && m[4] === mb), lines.join("\n"));
+  const percents = stages.map((m) => Number(m[2]));
+  assert.ok(percents.every((p, i) => i === 0 || p >= percents[i - 1]) && percents.at(-1) >= 90, lines.join("\n"));
+  const named = new Set(stages.map((m) => m[1]));
+  assert.ok(["Parsing", "Detecting", "Linking copies", "Scoring"].every((s) => named.has(s)), lines.join("\n"));
+  assert.ok(stages.some((m) => Number(m[3]) > 0), "no speed shown");
 
   const [row] = await runRows(page);
   assert.deepEqual([row.kind, row.runId, row.consistent], ["trace", "run_big", "true"]);

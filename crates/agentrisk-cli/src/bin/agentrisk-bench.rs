@@ -31,11 +31,14 @@ input, so it counts the input bytes plus everything the analysis holds.
                     row shows the run with the median total time, and the
                     fastest and slowest totals
   --write DIR       also write each generated trace to DIR/bench_<N>.json
+  --generate-only   with --write: only write the traces (for the browser
+                    benchmark, scripts/bench-browser.mjs); time nothing
   --timeout SECS    give up on a size after SECS seconds (default 1800)";
 
 struct Args {
     sizes: Vec<usize>,
     runs: usize,
+    generate_only: bool,
     write: Option<String>,
     timeout: Duration,
 }
@@ -44,6 +47,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
     let mut out = Args {
         sizes: vec![1_000, 10_000, 100_000, 1_000_000],
         runs: 3,
+        generate_only: false,
         write: None,
         timeout: Duration::from_secs(1800),
     };
@@ -59,6 +63,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                     .collect::<Result<_, _>>()?;
             }
             "--write" => out.write = Some(value(arg)?),
+            "--generate-only" => out.generate_only = true,
             "--runs" => {
                 let v = value(arg)?;
                 out.runs = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("--runs: {v:?} is not a count"))?;
@@ -246,6 +251,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.generate_only {
+        let Some(dir) = &args.write else {
+            eprintln!("agentrisk-bench: --generate-only needs --write DIR\n\n{USAGE}");
+            return ExitCode::from(2);
+        };
+        for &events in &args.sizes {
+            let path = format!("{dir}/bench_{events}.json");
+            let bytes = synthetic::trace_json(events);
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, &bytes)) {
+                eprintln!("agentrisk-bench: {path}: cannot write: {e}");
+                return ExitCode::from(2);
+            }
+            println!("{path}: {events} events, {:.2} MB", bytes.len() as f64 / 1e6);
+        }
+        return ExitCode::SUCCESS;
+    }
     println!(
         "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>7} {:>15}",
         "events",

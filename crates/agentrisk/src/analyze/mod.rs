@@ -150,10 +150,27 @@ pub fn findings_from_events(
     scoring: &ScoringConfig,
     canaries: Option<&Canaries>,
 ) -> Vec<Finding> {
+    findings_from_events_observed(run_events, detection, scoring, canaries, &|_| {})
+}
+
+/// [`findings_from_events`], telling `progress` how many events have been
+/// scanned (about a hundred times over a long trace) and, with
+/// `run_events.len() + 1`, that the whole-trace passes have begun.
+pub fn findings_from_events_observed(
+    run_events: &[EventText<'_>],
+    detection: &DetectionSettings,
+    scoring: &ScoringConfig,
+    canaries: Option<&Canaries>,
+    progress: &dyn Fn(usize),
+) -> Vec<Finding> {
+    let step = (run_events.len() / 100).max(1000);
     let mut findings: Vec<Finding> = Vec::new();
     let mut scanned: Vec<obscured::Scanned<'_>> = Vec::new();
     let mut counter = 0usize;
     for (index, event) in run_events.iter().enumerate() {
+        if index % step == 0 && index > 0 {
+            progress(index);
+        }
         if event.text.is_empty() || !detection.channels.iter().any(|c| c == event.channel.as_str()) {
             continue;
         }
@@ -182,6 +199,7 @@ pub fn findings_from_events(
         counter += kept.len();
         findings.extend(kept);
     }
+    progress(run_events.len() + 1);
     obscured::add_obscured_copies(&scanned, &mut findings, &mut counter);
     coalesce::coalesce(&mut findings);
     // Final order: level, then confidence, both descending; stable.

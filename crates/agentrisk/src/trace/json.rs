@@ -347,12 +347,16 @@ pub fn parse_json(input: &[u8]) -> Result<PyValue, JsonError> {
 /// the tree keeps a `null` in its place. A trace is then never held twice —
 /// once as a tree and once as events — which halves peak memory on large
 /// files. When `events` repeats, every occurrence's elements are handed
-/// over in document order, each array's from index 0.
-pub fn parse_json_with_events(input: &[u8], on_event: &mut dyn FnMut(usize, PyValue)) -> Result<PyValue, JsonError> {
+/// over in document order, each array's from index 0. The third argument is
+/// the byte offset the parser has reached.
+pub fn parse_json_with_events(
+    input: &[u8],
+    on_event: &mut dyn FnMut(usize, PyValue, usize),
+) -> Result<PyValue, JsonError> {
     parse_document(input, Some(on_event))
 }
 
-fn parse_document(input: &[u8], on_event: Option<&mut dyn FnMut(usize, PyValue)>) -> Result<PyValue, JsonError> {
+fn parse_document(input: &[u8], on_event: Option<&mut dyn FnMut(usize, PyValue, usize)>) -> Result<PyValue, JsonError> {
     let body = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
     let text = match std::str::from_utf8(body) {
         Ok(text) => text,
@@ -382,7 +386,7 @@ struct Parser<'a, 'h> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    on_event: Option<&'h mut dyn FnMut(usize, PyValue)>,
+    on_event: Option<&'h mut dyn FnMut(usize, PyValue, usize)>,
 }
 
 impl Parser<'_, '_> {
@@ -452,7 +456,7 @@ impl Parser<'_, '_> {
                     Some(Frame::Array(mut items)) => {
                         if let (Some(on_event), [Frame::Object(_, key)]) = (self.on_event.as_mut(), stack.as_slice()) {
                             if key == "events" {
-                                on_event(items.len(), std::mem::take(&mut value));
+                                on_event(items.len(), std::mem::take(&mut value), self.pos);
                             }
                         }
                         items.push(value);

@@ -93,8 +93,22 @@ impl From<JsonError> for TraceError {
 /// dict (the reference converts every element before validating any field),
 /// then the top-level fields, then the first event with a bad field.
 pub fn parse_trace(bytes: &[u8]) -> Result<Trace, TraceError> {
+    parse_trace_with_progress(bytes, &|_| {})
+}
+
+/// [`parse_trace`], telling `progress` the share of the bytes read (0 to 1)
+/// about a hundred times over a large file.
+pub fn parse_trace_with_progress(bytes: &[u8], progress: &dyn Fn(f64)) -> Result<Trace, TraceError> {
     let mut read = ReadEvents::default();
-    let mut on_event = |index: usize, element: PyValue| read.add(index, element);
+    let step = (bytes.len() / 100).max(1 << 16);
+    let mut next_report = step;
+    let mut on_event = |index: usize, element: PyValue, at: usize| {
+        read.add(index, element);
+        if at >= next_report {
+            progress(at as f64 / bytes.len() as f64);
+            next_report = at + step;
+        }
+    };
     let document = json::parse_json_with_events(bytes, &mut on_event)?;
     let mut top = into_entries(document).map_err(|other| TraceError::NotAnObject { found: describe(&other) })?;
     let (events, field_error) = match take_field(&mut top, "events") {

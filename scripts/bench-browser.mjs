@@ -1,0 +1,119 @@
+// Browser benchmark: opens the built dist/ in headless Chromium, picks each
+// trace file given on the command line with the file input, as a person
+// does, and prints how long the verdict took to appear in the run table,
+// the longest main-thread task meanwhile, the page's peak JS heap and the
+// peak memory of the renderer process (page and worker together, where the
+// wasm heap lives). It also runs `agentrisk run` on the same file and says
+// whether the browser shows the same numbers.
+//
+//   node scripts/bench-browser.mjs FILE.json...
+//
+// `bash scripts/bench-browser.sh` builds everything, generates the 1, 21
+// and 100 MB traces and runs this.
+import { chromium } from "playwright-core";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "../tests/e2e/serve.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error("usage: node scripts/bench-browser.mjs FILE.json...");
+  process.exit(2);
+}
+
+/** Resident memory (bytes) of Chromium's renderer processes, summed. */
+function rendererRss() {
+  let total = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("--type=renderer")) continue;
+      const line = readFileSync(`/proc/${pid}/status`, "latin1").split("\n").find((l) => l.startsWith("VmRSS:"));
+      total += Number(line.split(/\s+/)[1]) * 1024;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** The CLI's report for `file`: the numbers the browser must show. */
+function cliReport(file) {
+  const cli = join(root, "target", "release", "agentrisk");
+  try {
+    // Exit 1 means "blocked", which is a result, not a failure.
+    return JSON.parse(execFileSync(cli, ["run", "-q", "-t", file, "-o", "-"], { maxBuffer: 1 << 30 }).toString());
+  } catch (e) {
+    if (e.status === 1) return JSON.parse(e.stdout.toString());
+    throw e;
+  }
+}
+
+const site = await serve(join(root, "dist"));
+const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "agentrisk-bench-")), {
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  headless: true,
+  viewport: { width: 1280, height: 900 },
+  args: ["--no-sandbox", "--disable-gpu", "--enable-precise-memory-info", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run"],
+});
+
+const mb = (bytes) => (bytes / 1e6).toFixed(1);
+console.log(["file", "MB", "verdict s", "MB/s", "longest task ms", "JS heap MB", "renderer MB (+ over idle)", "same as CLI"]
+  .join("\t"));
+let failed = false;
+for (const file of files) {
+  const size = statSync(file).size;
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.__longest = 0;
+    window.__heapPeak = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+    }).observe({ type: "longtask" });
+    setInterval(() => {
+      if (performance.memory) window.__heapPeak = Math.max(window.__heapPeak, performance.memory.usedJSHeapSize);
+    }, 20);
+  });
+  await page.goto(site.url);
+  // Timed from a ready worker, as for a person who drops a file on an open page.
+  await page.waitForSelector("#dropzone[data-worker=ready]");
+  await page.evaluate(() => {
+    window.__longest = 0;
+  });
+  const rssIdle = rendererRss();
+  let rssPeak = rssIdle;
+  const poll = setInterval(() => {
+    rssPeak = Math.max(rssPeak, rendererRss());
+  }, 50);
+  const started = performance.now();
+  await page.setInputFiles("#file-input", file);
+  const row = await page.waitForSelector("tr.run-row[data-verdict], tr.error-row", { timeout: 600_000 });
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(poll);
+  rssPeak = Math.max(rssPeak, rendererRss());
+  const shown = {
+    risk_index: await row.getAttribute("data-risk-index"),
+    privacy_score: await row.getAttribute("data-privacy-score"),
+    verdict: await row.getAttribute("data-verdict"),
+    blocked: await row.getAttribute("data-blocked"),
+  };
+  const { longest, heap } = await page.evaluate(() => ({ longest: window.__longest, heap: window.__heapPeak }));
+  const report = cliReport(file);
+  const same =
+    shown.verdict !== null &&
+    Number(shown.risk_index) === report.risk_index &&
+    Number(shown.privacy_score) === report.privacy_score &&
+    shown.verdict === report.verdict &&
+    shown.blocked === String(report.blocked);
+  failed ||= !same;
+  console.log([basename(file), mb(size), seconds.toFixed(2), (size / 1e6 / seconds).toFixed(1), longest.toFixed(0),
+    mb(heap), `${mb(rssPeak)} (+${mb(rssPeak - rssIdle)})`, same ? "yes" : `NO: browser ${JSON.stringify(shown)}, CLI RI ${report.risk_index}`].join("\t"));
+  await page.close();
+}
+await context.close();
+site.server.close();
+process.exit(failed ? 1 : 0);
