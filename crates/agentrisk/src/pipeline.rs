@@ -193,7 +193,7 @@ pub fn report_from_trace_observed(
     };
     let provenance = if config.privacy_policy.flows.is_empty() { HashMap::new() } else { provenance(trace, &findings) };
     let explicit_vault = config.scoring.vault.is_some();
-    let report = build_report(&facts, &findings, &options, |risk_index, leaked| {
+    let report = build_report(&facts, findings, &options, |risk_index, leaked| {
         let context = |f: &Finding| {
             let event = trace.events.get(f.event_index);
             let from_meta = |key: &str| event.and_then(|e| meta(e, key));

@@ -40,7 +40,7 @@ pub struct ReportOptions {
 /// which feeds the gate.
 pub fn build_report(
     facts: &RunFacts,
-    findings: &[Finding],
+    findings: Vec<Finding>,
     options: &ReportOptions,
     evaluate_policy: impl FnOnce(f64, &[&Finding]) -> PrivacyPolicy,
 ) -> Result<Report, ScoringError> {
@@ -62,6 +62,17 @@ pub fn build_report(
     let mut detectors: Vec<String> = findings.iter().map(|f| f.detector.clone()).collect();
     detectors.sort();
     detectors.dedup();
+    let recommendations = recommendations(&risks, !leaked.is_empty());
+    let remediation_hints = remediation_hints(&risks, &leaked);
+    let total_findings = leaked.len() as u64;
+    let detected_total = findings.len() as u64;
+    drop(leaked);
+    // Last, so the findings' strings move into the report instead of being copied.
+    let report_findings: Vec<ReportFinding> = findings
+        .into_iter()
+        .filter(|f| f.channel.is_disclosure())
+        .map(|f| report_finding(f, &facts.run_id, options.redact_values))
+        .collect();
 
     Ok(Report {
         report: REPORT_KIND.to_owned(),
@@ -103,17 +114,17 @@ pub fn build_report(
             reason: "no subject ledger configured".to_owned(),
         }),
         summary: Summary {
-            total_findings: leaked.len() as u64,
-            detected_total: findings.len() as u64,
+            total_findings,
+            detected_total,
             leaked_secrets: risk.leaked_count,
             vault_secrets: risk.vault_count,
             level_profile: risk.level_profile,
             vault_level_profile: risk.vault_level_profile,
             has_critical: risk.has_critical,
         },
-        findings: leaked.iter().map(|f| report_finding(f, &facts.run_id, options.redact_values)).collect(),
-        recommendations: recommendations(&risks, !leaked.is_empty()),
-        remediation_hints: remediation_hints(&risks, &leaked),
+        findings: report_findings,
+        recommendations,
+        remediation_hints,
         channel_risks: risks,
         agentrisk: Some(AgentRiskBlock {
             ri_global: g.risk_index,
@@ -136,22 +147,22 @@ pub fn build_report(
     })
 }
 
-fn report_finding(f: &Finding, run_id: &str, redact_values: bool) -> ReportFinding {
+fn report_finding(f: Finding, run_id: &str, redact_values: bool) -> ReportFinding {
     ReportFinding {
-        finding_id: f.finding_id.clone(),
+        redacted_value: f.redacted_value(),
+        finding_id: f.finding_id,
         run_id: run_id.to_owned(),
-        event_id: f.event_id.clone(),
+        event_id: f.event_id,
         channel: f.channel,
-        data_type: f.data_type.clone(),
+        data_type: f.data_type,
         severity: f.severity.as_str().to_owned(),
         level: f.level,
         confidence: round_dp(f.confidence, 3),
-        redacted_value: f.redacted_value(),
-        detector: f.detector.clone(),
-        recommendation: f.recommendation.clone(),
-        source: f.source.clone(),
-        target: f.target.clone(),
-        matched_value: (!redact_values).then(|| f.matched_value.clone()),
+        detector: f.detector,
+        recommendation: f.recommendation,
+        source: f.source,
+        target: f.target,
+        matched_value: if redact_values { None } else { Some(f.matched_value) },
         level_label: f.level.label().to_owned(),
         badge: f.level.badge().to_owned(),
     }
