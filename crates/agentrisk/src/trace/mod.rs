@@ -308,7 +308,15 @@ fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>) -> Result
         Some(value) => into_entries(value).map_err(|other| wrong_type(&place("metadata"), "an object", &other))?,
     };
     check_timestamp(take_field(&mut fields, "timestamp"), || place("timestamp"))?;
-    let text = flatten(&content);
+    let text = match content {
+        // A string is its own text: moved, not copied.
+        PyValue::Str(_) => into_string(content).unwrap_or_default(),
+        other => {
+            let mut text = flatten(&other);
+            text.shrink_to_fit();
+            text
+        }
+    };
     Ok(Event { event_id, channel, source, target, metadata, text })
 }
 
