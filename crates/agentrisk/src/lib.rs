@@ -10,6 +10,7 @@
 //!   its stored numbers agree with the recomputation.
 
 pub mod analyze;
+pub mod batch;
 pub mod config;
 pub mod detect;
 pub mod model;
@@ -17,6 +18,7 @@ pub mod pipeline;
 pub mod pyunicode;
 pub mod report;
 pub mod score;
+pub mod stats;
 pub mod trace;
 
 pub use model::{Channel, Level, Verdict};
