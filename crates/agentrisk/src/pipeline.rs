@@ -409,7 +409,7 @@ pub fn load_any_observed(
 
 /// A cheap look at the top level: `"report": "agentleak"` among the first
 /// keys (reports write it first). Deciding costs no full parse.
-fn looks_like_report(bytes: &[u8]) -> bool {
+pub(crate) fn looks_like_report(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();

@@ -2,10 +2,11 @@
 //! rate as k out of n with its Wilson interval (`stats`), optionally per
 //! group, plus the red-team metrics of spec 5.2 ([`redteam`]).
 //!
-//! This module owns which runs count as successes and trials. It takes runs
-//! that are already analysed (a [`Report`] each, whether built here from a
-//! trace or loaded from a file) and does no parsing of traces or reports
-//! and no I/O; the interval arithmetic lives in `stats`.
+//! This module owns which runs count as successes and trials. Each run is
+//! reduced once to its key numbers, a [`RunFacts`] (from a report built
+//! here from a trace, or loaded from a file, or a scorecard row); the
+//! summary works on those. [`load_batch_file`] tells the kinds of input
+//! apart; the interval arithmetic lives in `stats`. No I/O happens here.
 //!
 //! # Definitions
 //!
@@ -22,7 +23,8 @@
 //! * **Per-channel leak rate**, for each disclosure channel c (every
 //!   channel of [`Channel::ALL`] but the baseline `user_input` and
 //!   `tool_response`, on which nothing counts as leaked), in enum order:
-//!   k = runs with at least one finding on c; n = runs with at least one
+//!   k = runs with at least one leaked secret (a report finding) on c;
+//!   n = runs with at least one
 //!   event on c. A run from a trace counts in n when its event channels
 //!   include c, or when it has a finding on c (a finding implies an event,
 //!   and this keeps k ≤ n for inconsistent input). A run loaded from a
@@ -54,34 +56,29 @@
 //! `risk_index`, `privacy_score`, then `redteam` (left out when there are no
 //! red-team results) and `groups` (left out when not grouped).
 
+mod facts;
+mod input;
 mod redteam;
+mod scorecard;
 
+pub use facts::{MetadataError, RunFacts, RunSource};
+pub use input::{detect_kind, facts_of_loaded, load_batch_file, BatchFile, BatchFileError, FileKind};
 pub use redteam::{
     parse_redteam_results, summarise_redteam, AttackRate, ChannelLeakage, Place, RedTeamError, RedTeamSummary, RunElr,
     RunResult,
 };
+pub use scorecard::{
+    read_scorecard, Scorecard, ScorecardError, ScorecardRows, ScorecardSettings, SCORECARD_FORMAT, SCORECARD_VERSION,
+};
 
-use crate::model::{Channel, Level, Report, Verdict};
+use crate::model::{Channel, Level, LevelProfile, Verdict};
 use crate::stats::{IntervalMethod, Rate, ValueStats};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The group key of a run that has no agent name, scenario id or folder.
 pub const NO_GROUP_KEY: &str = "(none)";
-
-/// One analysed run of a batch.
-#[derive(Debug, Clone)]
-pub struct BatchRun<'a> {
-    /// The file the run came from, as the caller names it.
-    pub file: String,
-    /// The folder of that file (the folder grouping key).
-    pub folder: String,
-    pub report: &'a Report,
-    /// The channels that have at least one event: `Some` for a run analysed
-    /// from its trace, `None` for a run loaded from a report.
-    pub event_channels: Option<BTreeSet<Channel>>,
-}
 
 /// How runs are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -91,7 +88,7 @@ pub enum GroupBy {
     Agent,
     /// [`scenario_family`] of the report's `scenario_id`.
     ScenarioFamily,
-    /// [`BatchRun::folder`].
+    /// [`RunFacts::folder`].
     Folder,
 }
 
@@ -129,10 +126,10 @@ pub fn scenario_family(scenario_id: Option<&str>) -> String {
 }
 
 /// The key of `run`'s group under `by`.
-pub fn group_key(run: &BatchRun<'_>, by: GroupBy) -> String {
+pub fn group_key(run: &RunFacts, by: GroupBy) -> String {
     let key = match by {
-        GroupBy::Agent => run.report.agent_name.clone(),
-        GroupBy::ScenarioFamily => return scenario_family(run.report.scenario_id.as_deref()),
+        GroupBy::Agent => run.agent_name.clone(),
+        GroupBy::ScenarioFamily => return scenario_family(run.scenario_id.as_deref()),
         GroupBy::Folder => run.folder.clone(),
     };
     if key.is_empty() {
@@ -198,21 +195,25 @@ pub struct LevelLeakRate {
     pub rate: Rate,
 }
 
-/// Summarises `runs` (and, when given, red-team results) with intervals at
-/// `method`, and each group of runs when `group_by` is given.
+/// Summarises `runs` with intervals at `method`, and each group of runs
+/// when `group_by` is given. The red-team metrics cover the runs' own
+/// red-team records (in run order) followed by `redteam`, the records read
+/// from red-team result files.
 pub fn summarise(
-    runs: &[BatchRun<'_>],
+    runs: &[RunFacts],
     redteam: &[RunResult],
     method: IntervalMethod,
     group_by: Option<GroupBy>,
 ) -> BatchSummary {
-    let all: Vec<&BatchRun<'_>> = runs.iter().collect();
+    let all: Vec<&RunFacts> = runs.iter().collect();
     let mut summary = summarise_runs(&all, &method);
-    if !redteam.is_empty() {
-        summary.redteam = Some(summarise_redteam(redteam, &method));
+    let records: Vec<RunResult> =
+        runs.iter().filter_map(|r| r.redteam.clone()).chain(redteam.iter().cloned()).collect();
+    if !records.is_empty() {
+        summary.redteam = Some(summarise_redteam(&records, &method));
     }
     if let Some(by) = group_by {
-        let mut members: BTreeMap<String, Vec<&BatchRun<'_>>> = BTreeMap::new();
+        let mut members: BTreeMap<String, Vec<&RunFacts>> = BTreeMap::new();
         for run in runs {
             members.entry(group_key(run, by)).or_default().push(run);
         }
@@ -258,7 +259,7 @@ impl Tally {
     }
 }
 
-fn summarise_runs(runs: &[&BatchRun<'_>], method: &IntervalMethod) -> BatchSummary {
+fn summarise_runs(runs: &[&RunFacts], method: &IntervalMethod) -> BatchSummary {
     let mut leaked = Tally::default();
     let mut blocked = Tally::default();
     let mut verdicts = Verdict::ALL.map(|verdict| (verdict, Tally::default()));
@@ -267,16 +268,13 @@ fn summarise_runs(runs: &[&BatchRun<'_>], method: &IntervalMethod) -> BatchSumma
     let mut levels = Level::ALL.map(|level| (level, Tally::default()));
 
     for run in runs {
-        let report = run.report;
-        leaked.count(report.summary.leaked_secrets > 0);
-        blocked.count(report.blocked);
+        leaked.count(run.leaked_secrets > 0);
+        blocked.count(run.blocked);
         for (verdict, tally) in &mut verdicts {
-            tally.count(report.verdict == verdict.as_str());
+            tally.count(run.verdict == verdict.as_str());
         }
-        let disclosed = || report.findings.iter().filter(|f| f.channel.is_disclosure());
-        let leak_channels: BTreeSet<Channel> = disclosed().map(|f| f.channel).collect();
         for (channel, tally, from_reports) in &mut channels {
-            let has_finding = leak_channels.contains(channel);
+            let has_finding = run.leaked_on(*channel);
             let counted = match &run.event_channels {
                 Some(events) => has_finding || events.contains(channel),
                 None => {
@@ -289,7 +287,7 @@ fn summarise_runs(runs: &[&BatchRun<'_>], method: &IntervalMethod) -> BatchSumma
             }
         }
         for (level, tally) in &mut levels {
-            tally.count(disclosed().any(|f| f.level == *level));
+            tally.count(run.leaked_level(*level));
         }
     }
 
@@ -315,11 +313,29 @@ fn summarise_runs(runs: &[&BatchRun<'_>], method: &IntervalMethod) -> BatchSumma
             .into_iter()
             .map(|(level, tally)| LevelLeakRate { level, rate: tally.rate(method) })
             .collect(),
-        risk_index: ValueStats::from_values(runs.iter().map(|r| r.report.risk_index)),
-        privacy_score: ValueStats::from_values(runs.iter().map(|r| r.report.privacy_score as f64)),
+        risk_index: ValueStats::from_values(runs.iter().map(|r| r.risk_index)),
+        privacy_score: ValueStats::from_values(runs.iter().map(|r| r.privacy_score as f64)),
         redteam: None,
         groups: BTreeMap::new(),
     }
+}
+
+/// Distinct leaked secrets per disclosure channel and level, summed over
+/// `runs` (the channel × level heatmap), in [`Channel::ALL`] order.
+pub fn channel_level_leaks(runs: &[RunFacts]) -> Vec<(Channel, LevelProfile)> {
+    Channel::ALL
+        .into_iter()
+        .filter(|c| c.is_disclosure())
+        .map(|channel| {
+            let mut counts = [0u64; 4];
+            for profile in runs.iter().filter_map(|r| r.channel_leaks.get(&channel)) {
+                for (total, n) in counts.iter_mut().zip(profile.counts()) {
+                    *total += n;
+                }
+            }
+            (channel, LevelProfile::from_counts(counts))
+        })
+        .collect()
 }
 
 /// An entry that serialises as one member of a JSON object.

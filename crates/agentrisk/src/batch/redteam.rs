@@ -54,7 +54,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 /// One red-team scenario result (spec 5.1).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     pub scenario_id: String,
     pub vertical: Option<String>,
@@ -240,40 +240,53 @@ impl Groups {
 
 /// A family or class name from the bundled taxonomy; an unknown id echoes itself.
 fn attack_name(id: &str) -> String {
-    attack_names().get(id).cloned().unwrap_or_else(|| id.to_owned())
+    let taxonomy = taxonomy();
+    match taxonomy.classes.get(id) {
+        Some(class) => class.name.clone(),
+        None => taxonomy.families.get(id).cloned().unwrap_or_else(|| id.to_owned()),
+    }
 }
 
-fn attack_names() -> &'static HashMap<String, String> {
-    #[derive(Deserialize, Default)]
-    struct Tables {
-        #[serde(default)]
-        attack_families: Vec<Family>,
-    }
-    #[derive(Deserialize)]
-    struct Family {
-        id: String,
-        name: String,
-        #[serde(default)]
-        classes: Vec<Class>,
-    }
-    #[derive(Deserialize)]
-    struct Class {
-        id: String,
-        name: String,
-    }
-    static NAMES: OnceLock<HashMap<String, String>> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        // The file is part of the crate and the tests check names read from
-        // it, so a broken copy fails the tests instead of panicking here.
-        let tables: Tables = serde_json::from_str(include_str!("../../data/agentleak-tables.json")).unwrap_or_default();
-        let mut names = HashMap::new();
-        for family in tables.attack_families {
-            for class in family.classes {
-                names.insert(class.id, class.name);
+/// One attack class of the bundled taxonomy (`attack_families` of the
+/// reference's tables).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AttackClass {
+    pub name: String,
+    pub family_id: String,
+    pub primary_channel: String,
+    pub adversary_level: String,
+}
+
+/// The attack class with this id, if the taxonomy knows it.
+pub(crate) fn attack_class(id: &str) -> Option<&'static AttackClass> {
+    taxonomy().classes.get(id)
+}
+
+struct Taxonomy {
+    /// Family id → name.
+    families: HashMap<String, String>,
+    classes: HashMap<String, AttackClass>,
+}
+
+fn taxonomy() -> &'static Taxonomy {
+    static TAXONOMY: OnceLock<Taxonomy> = OnceLock::new();
+    TAXONOMY.get_or_init(|| {
+        let mut taxonomy = Taxonomy { families: HashMap::new(), classes: HashMap::new() };
+        for family in &crate::detect::tables::tables().attack_families {
+            for class in &family.classes {
+                taxonomy.classes.insert(
+                    class.id.clone(),
+                    AttackClass {
+                        name: class.name.clone(),
+                        family_id: family.id.clone(),
+                        primary_channel: class.primary_channel.clone(),
+                        adversary_level: class.adversary_level.clone(),
+                    },
+                );
             }
-            names.insert(family.id, family.name);
+            taxonomy.families.insert(family.id.clone(), family.name.clone());
         }
-        names
+        taxonomy
     })
 }
 

@@ -1,8 +1,10 @@
 //! Hand-made batches whose answers are worked out in the comments.
 
 use super::*;
+use crate::model::Report;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::json;
+use std::collections::BTreeSet;
 
 /// What a test run looks like; everything else in its report is fixed.
 struct Spec {
@@ -113,7 +115,12 @@ fn sample_reports() -> Vec<Report> {
     ]
 }
 
-fn sample_runs(reports: &[Report]) -> Vec<BatchRun<'_>> {
+/// The facts of a run from `report`, without metadata.
+fn facts(file: &str, folder: &str, report: &Report, event_channels: Option<BTreeSet<Channel>>) -> RunFacts {
+    RunFacts::from_report(file, folder, report, event_channels, None).unwrap()
+}
+
+fn sample_runs(reports: &[Report]) -> Vec<RunFacts> {
     let events = [
         channels(&[UserInput, FinalOutput, ToolCall]),
         channels(&[UserInput, FinalOutput, Log]),
@@ -127,11 +134,8 @@ fn sample_runs(reports: &[Report]) -> Vec<BatchRun<'_>> {
         .zip(events)
         .zip(folders)
         .enumerate()
-        .map(|(i, ((report, event_channels), folder))| BatchRun {
-            file: format!("{folder}/run{}.json", i + 1),
-            folder: folder.to_owned(),
-            report,
-            event_channels,
+        .map(|(i, ((report, event_channels), folder))| {
+            facts(&format!("{folder}/run{}.json", i + 1), folder, report, event_channels)
         })
         .collect()
 }
@@ -218,7 +222,7 @@ fn per_channel_rates_mix_trace_and_report_runs() {
 #[test]
 fn per_channel_rates_of_trace_runs_only() {
     let reports = sample_reports();
-    let runs: Vec<BatchRun<'_>> = sample_runs(&reports).into_iter().filter(|r| r.event_channels.is_some()).collect();
+    let runs: Vec<RunFacts> = sample_runs(&reports).into_iter().filter(|r| r.event_channels.is_some()).collect();
     let s = summarise(&runs, &[], IntervalMethod::default(), None);
     // Runs r1, r2, r4. final_output: r1, r2 → 1/2. tool_call: r1, r4 → 1/2.
     // shared_memory: r4 → 1/1. log: r2 → 0/1. inter_agent_message and
@@ -245,12 +249,7 @@ fn a_finding_counts_its_channel_in_n_even_without_a_listed_event() {
     // Inconsistent input: a trace run whose event channels miss the channel
     // of its finding. Counting it keeps k ≤ n (1/1 rather than 1/0).
     let leaky = report(&Spec { leaked: 1, findings: vec![(GeneratedFile, 2)], ..Spec::default() });
-    let runs = [BatchRun {
-        file: "x.json".into(),
-        folder: String::new(),
-        report: &leaky,
-        event_channels: channels(&[UserInput]),
-    }];
+    let runs = [facts("x.json", "", &leaky, channels(&[UserInput]))];
     let s = summarise(&runs, &[], IntervalMethod::default(), None);
     assert_eq!(counts(&channel_entry(&s, GeneratedFile).rate), (1, 1));
     assert_eq!(counts(&channel_entry(&s, FinalOutput).rate), (0, 0));
@@ -260,7 +259,7 @@ fn a_finding_counts_its_channel_in_n_even_without_a_listed_event() {
 fn baseline_findings_count_for_no_channel_or_level() {
     // Reports list only disclosure findings, but a hand-made one may not.
     let odd = report(&Spec { findings: vec![(UserInput, 4), (ToolResponse, 4)], ..Spec::default() });
-    let runs = [BatchRun { file: "x.json".into(), folder: String::new(), report: &odd, event_channels: None }];
+    let runs = [facts("x.json", "", &odd, None)];
     let s = summarise(&runs, &[], IntervalMethod::default(), None);
     assert!(s.channel_leak_rates.iter().all(|c| counts(&c.rate) == (0, 1)));
     assert!(s.level_leak_rates.iter().all(|l| counts(&l.rate) == (0, 1)));
@@ -275,8 +274,7 @@ fn per_level_rates() {
         s.level_leak_rates.iter().map(|l| (l.level.label(), counts(&l.rate))).collect();
     assert_eq!(levels, [("L1", (1, 5)), ("L2", (1, 5)), ("L3", (1, 5)), ("L4", (1, 5))]);
     // Without r3 and r4 (r1, r2, r5): L1 0/3, L2 1/3, L3 0/3, L4 1/3.
-    let runs: Vec<BatchRun<'_>> =
-        sample_runs(&reports).into_iter().filter(|r| r.report.summary.leaked_secrets != 1).collect();
+    let runs: Vec<RunFacts> = sample_runs(&reports).into_iter().filter(|r| r.leaked_secrets != 1).collect();
     let s = summarise(&runs, &[], IntervalMethod::default(), None);
     let levels: Vec<(u64, u64)> = s.level_leak_rates.iter().map(|l| counts(&l.rate)).collect();
     assert_eq!(levels, [(0, 3), (1, 3), (0, 3), (1, 3)]);
@@ -581,7 +579,7 @@ fn empty_batch_serialises_with_nulls() {
 #[test]
 fn zero_n_rates_serialise_as_null_next_to_real_ones() {
     let reports = sample_reports();
-    let runs: Vec<BatchRun<'_>> = sample_runs(&reports).into_iter().filter(|r| r.event_channels.is_some()).collect();
+    let runs: Vec<RunFacts> = sample_runs(&reports).into_iter().filter(|r| r.event_channels.is_some()).collect();
     let value = serde_json::to_value(summarise(&runs, &[], IntervalMethod::default(), None)).unwrap();
     let generated = &value["channel_leak_rates"]["generated_file"];
     assert_eq!(

@@ -14,6 +14,22 @@ pub(crate) struct Tables {
     pub names_not_surnames: Vec<String>,
     pub keyname_stems_in_order: Vec<KeynameStem>,
     pub data_type_levels: HashMap<String, u8>,
+    pub attack_families: Vec<AttackFamily>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AttackFamily {
+    pub id: String,
+    pub name: String,
+    pub classes: Vec<AttackClassRow>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AttackClassRow {
+    pub id: String,
+    pub name: String,
+    pub adversary_level: String,
+    pub primary_channel: String,
 }
 
 #[derive(Deserialize)]

@@ -67,6 +67,10 @@ pub struct Report {
     pub flow: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leak_paths: Option<serde_json::Value>,
+    /// Not written by the reference: a top-level `metadata` object that a
+    /// red-team harness may add (read by `batch`, never written by us).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -144,6 +144,7 @@ pub fn build_report(
         compliance: None,
         flow: None,
         leak_paths: None,
+        metadata: None,
     })
 }
 

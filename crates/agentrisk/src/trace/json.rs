@@ -96,6 +96,27 @@ impl PyValue {
         }
     }
 
+    /// The value as serde JSON, for data we only pass on: NaN and the
+    /// infinities become null, and an integer too large for 64 bits a float.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            PyValue::Null => Value::Null,
+            PyValue::Bool(b) => Value::Bool(*b),
+            PyValue::Int(digits) => match (digits.parse::<i64>(), digits.parse::<u64>()) {
+                (Ok(i), _) => Value::from(i),
+                (_, Ok(u)) => Value::from(u),
+                _ => {
+                    digits.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+                }
+            },
+            PyValue::Float(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
+            PyValue::Str(s) => Value::String(s.clone()),
+            PyValue::Array(items) => Value::Array(items.iter().map(PyValue::to_json).collect()),
+            PyValue::Object(entries) => Value::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+        }
+    }
+
     pub fn is_container(&self) -> bool {
         matches!(self, PyValue::Array(_) | PyValue::Object(_))
     }

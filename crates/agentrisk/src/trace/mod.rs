@@ -33,6 +33,9 @@ pub struct Trace {
     pub subject: String,
     pub task_success: Option<bool>,
     pub events: Vec<Event>,
+    /// The top-level `metadata` object, when there is one. The reference
+    /// ignores it; batches read red-team data from it (`batch` docs).
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// One observable event of a run.
@@ -154,11 +157,15 @@ pub fn parse_trace_with_progress(bytes: &[u8], progress: &dyn Fn(f64)) -> Result
             .map_err(|()| TraceError::NotABool { place: "task_success".into(), found: describe(&value) })?,
     };
     check_timestamp(take_field(&mut top, "timestamp"), || "timestamp".into())?;
+    let metadata = match take_field(&mut top, "metadata").map(|m| m.to_json()) {
+        Some(serde_json::Value::Object(map)) => Some(map),
+        _ => None,
+    };
 
     if let Some(e) = field_error {
         return Err(e);
     }
-    Ok(Trace { run_id, agent_name, scenario_id, subject, task_success, events })
+    Ok(Trace { run_id, agent_name, scenario_id, subject, task_success, events, metadata })
 }
 
 /// The events of a top-level `events` array, validated as the parser hands

@@ -1,0 +1,123 @@
+//! The files of a batch: traces, reports, scorecards and red-team result
+//! records may be mixed, and each file's kind is told from its content.
+//!
+//! * a JSON object whose first key is `"format": "agentrisk-scorecard"` is a
+//!   scorecard;
+//! * a JSON object whose first key is `"report": "agentleak"` is a report;
+//! * a JSON array, or text whose first line is an object with both
+//!   `attack_class_id` and `detected_on_primary`, is red-team results (a
+//!   JSON array or JSON Lines);
+//! * anything else is read as a trace, so other JSON gets a trace's errors.
+
+use super::facts::{MetadataError, RunFacts};
+use super::redteam::{parse_redteam_results, RedTeamError, RunResult};
+use super::scorecard::{looks_like_scorecard, read_scorecard, ScorecardError, ScorecardSettings};
+use crate::pipeline::{load_any, AnalysisInput, LoadFileError, Loaded};
+use std::collections::BTreeSet;
+
+/// What a batch file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Trace,
+    Report,
+    Scorecard,
+    RedTeam,
+}
+
+impl FileKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Trace => "trace",
+            FileKind::Report => "report",
+            FileKind::Scorecard => "scorecard",
+            FileKind::RedTeam => "red-team results",
+        }
+    }
+}
+
+/// One batch file, read: its runs and its red-team records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchFile {
+    pub kind: FileKind,
+    pub runs: Vec<RunFacts>,
+    pub redteam: Vec<RunResult>,
+    /// A scorecard's own settings.
+    pub settings: Option<ScorecardSettings>,
+}
+
+/// Why a batch file could not be read; `Display` names the place and the
+/// problem (callers add the file name).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BatchFileError {
+    #[error("{0}")]
+    Load(#[from] LoadFileError),
+    #[error("{0}")]
+    Scorecard(#[from] ScorecardError),
+    #[error("{0}")]
+    RedTeam(#[from] RedTeamError),
+    #[error("{0}")]
+    Metadata(#[from] MetadataError),
+}
+
+/// The kind of a batch file, from a look at its first bytes.
+pub fn detect_kind(bytes: &[u8]) -> FileKind {
+    if looks_like_scorecard(bytes) {
+        return FileKind::Scorecard;
+    }
+    if crate::pipeline::looks_like_report(bytes) {
+        return FileKind::Report;
+    }
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = text.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(text.len());
+    let text = &text[start..];
+    if text.first() == Some(&b'[') {
+        return FileKind::RedTeam;
+    }
+    let first_line = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len()).min(1 << 16)];
+    let has = |needle: &[u8]| memchr::memmem::find(first_line, needle).is_some();
+    if first_line.first() == Some(&b'{') && has(b"\"attack_class_id\"") && has(b"\"detected_on_primary\"") {
+        return FileKind::RedTeam;
+    }
+    FileKind::Trace
+}
+
+/// Reads one batch file: analyses a trace, loads a report, reads a
+/// scorecard's rows or red-team records.
+pub fn load_batch_file(
+    file: &str,
+    folder: &str,
+    bytes: &[u8],
+    input: &AnalysisInput<'_>,
+) -> Result<BatchFile, BatchFileError> {
+    let kind = detect_kind(bytes);
+    let mut out = BatchFile { kind, runs: Vec::new(), redteam: Vec::new(), settings: None };
+    match kind {
+        FileKind::Scorecard => {
+            let rows = read_scorecard(bytes)?;
+            out.runs = rows.runs;
+            out.redteam = rows.redteam_results;
+            out.settings = rows.settings;
+        }
+        FileKind::RedTeam => out.redteam = parse_redteam_results(bytes)?,
+        FileKind::Trace | FileKind::Report => {
+            let loaded = load_any(bytes, input)?;
+            out.kind = match loaded {
+                Loaded::Trace { .. } => FileKind::Trace,
+                Loaded::Report { .. } => FileKind::Report,
+            };
+            out.runs.push(facts_of_loaded(file, folder, &loaded)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The facts of a loaded trace or report.
+pub fn facts_of_loaded(file: &str, folder: &str, loaded: &Loaded) -> Result<RunFacts, MetadataError> {
+    match loaded {
+        Loaded::Trace { report, trace } => {
+            let channels: BTreeSet<_> = trace.events.iter().map(|e| e.channel).collect();
+            RunFacts::from_report(file, folder, report, Some(channels), trace.metadata.as_ref())
+        }
+        Loaded::Report { report, .. } => RunFacts::from_report(file, folder, report, None, report.metadata.as_ref()),
+    }
+}

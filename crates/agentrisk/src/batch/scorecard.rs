@@ -1,0 +1,145 @@
+//! The batch scorecard: a versioned JSON file holding each run's key
+//! numbers and the batch summary, which the CLI writes and the viewer (or
+//! the CLI) loads back to show the same batch.
+//!
+//! # Format (version 1)
+//!
+//! ```json
+//! {
+//!   "format": "agentrisk-scorecard",
+//!   "version": 1,
+//!   "generator": "agentrisk 0.1.0",
+//!   "settings": {"confidence": 0.95, "continuity_correction": false, "group_by": null},
+//!   "runs": [ { "file": "...", "folder": "...", "source": "trace", "run_id": "...", ... } ],
+//!   "redteam_results": [ ... ],
+//!   "summary": { "runs": 3, "confidence": 0.95, ... }
+//! }
+//! ```
+//!
+//! * `runs`: one [`RunFacts`] object per run, in input order: `file`,
+//!   `folder`, `source` (`trace` or `report`), `run_id`, `agent_name`,
+//!   `scenario_id`, `risk_index`, `privacy_score`, `verdict`, `blocked`,
+//!   `leaked_secrets`, `vault_secrets`, `level_profile` and
+//!   `vault_level_profile` (`{"L1".."L4"}`), `channel_ri` (channel → RI),
+//!   `channel_leaks` (channel → distinct leaked secrets by level),
+//!   `event_channels` (array, or null for a run from a report) and, for
+//!   red-team runs, `redteam` (a spec 5.1 record).
+//! * `redteam_results`: records that came from red-team result files
+//!   rather than from runs.
+//! * `summary`: the [`BatchSummary`] at `settings`, as `agentrisk batch
+//!   --json` prints it.
+//!
+//! Reading a scorecard takes its runs and red-team records; the summary is
+//! recomputed from them at the reader's settings, so it cannot disagree
+//! with the rows. A version above 1 is refused with a message that says so.
+
+use super::{summarise, BatchSummary, GroupBy, RunFacts, RunResult};
+use crate::stats::IntervalMethod;
+use serde::{Deserialize, Serialize};
+
+pub const SCORECARD_FORMAT: &str = "agentrisk-scorecard";
+pub const SCORECARD_VERSION: u32 = 1;
+
+/// The statistics settings a scorecard's summary was made with.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ScorecardSettings {
+    pub confidence: f64,
+    pub continuity_correction: bool,
+    pub group_by: Option<GroupBy>,
+}
+
+/// A batch scorecard (see the module doc for the format).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scorecard {
+    pub format: &'static str,
+    pub version: u32,
+    pub generator: String,
+    pub settings: ScorecardSettings,
+    pub runs: Vec<RunFacts>,
+    pub redteam_results: Vec<RunResult>,
+    pub summary: BatchSummary,
+}
+
+impl Scorecard {
+    /// The scorecard of `runs` and `redteam_results`, summarised at `method`.
+    pub fn new(
+        runs: Vec<RunFacts>,
+        redteam_results: Vec<RunResult>,
+        method: IntervalMethod,
+        group_by: Option<GroupBy>,
+    ) -> Scorecard {
+        let summary = summarise(&runs, &redteam_results, method, group_by);
+        Scorecard {
+            format: SCORECARD_FORMAT,
+            version: SCORECARD_VERSION,
+            generator: format!("agentrisk {}", env!("CARGO_PKG_VERSION")),
+            settings: ScorecardSettings {
+                confidence: method.confidence(),
+                continuity_correction: method.continuity_correction(),
+                group_by,
+            },
+            runs,
+            redteam_results,
+            summary,
+        }
+    }
+
+    /// Pretty JSON with a final newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
+
+/// What a scorecard file holds once read: its rows, not its summary.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ScorecardRows {
+    pub settings: Option<ScorecardSettings>,
+    pub runs: Vec<RunFacts>,
+    #[serde(default)]
+    pub redteam_results: Vec<RunResult>,
+}
+
+/// Why bytes are not a readable scorecard; `Display` names the place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScorecardError {
+    #[error("invalid JSON at line {line}, column {column}: {message}")]
+    Json { line: usize, column: usize, message: String },
+    #[error(
+        "scorecard version {found} is newer than this viewer reads (version {SCORECARD_VERSION}); update agentrisk"
+    )]
+    NewerVersion { found: u64 },
+    #[error("`version` must be a whole number, found {found}")]
+    BadVersion { found: String },
+    #[error("scorecard {message}")]
+    Shape { message: String },
+}
+
+/// True when `bytes` look like a scorecard: an object whose `format` is
+/// [`SCORECARD_FORMAT`] (written first, so a look at the head decides).
+pub fn looks_like_scorecard(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(512)];
+    let compact: String = String::from_utf8_lossy(head).chars().filter(|c| !c.is_whitespace()).collect();
+    compact.trim_start_matches('\u{FEFF}').starts_with(&format!("{{\"format\":\"{SCORECARD_FORMAT}\""))
+}
+
+/// Reads a scorecard's rows.
+pub fn read_scorecard(bytes: &[u8]) -> Result<ScorecardRows, ScorecardError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let json_error =
+        |e: serde_json::Error| ScorecardError::Json { line: e.line(), column: e.column(), message: e.to_string() };
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(json_error)?;
+    match value.get("version") {
+        Some(serde_json::Value::Number(n)) => match n.as_u64() {
+            Some(v) if v > u64::from(SCORECARD_VERSION) => return Err(ScorecardError::NewerVersion { found: v }),
+            Some(_) => {}
+            None => return Err(ScorecardError::BadVersion { found: n.to_string() }),
+        },
+        Some(other) => return Err(ScorecardError::BadVersion { found: other.to_string() }),
+        None => return Err(ScorecardError::Shape { message: "has no `version`".to_owned() }),
+    }
+    let rows: ScorecardRows = serde_path_to_error::deserialize(value)
+        .map_err(|e| ScorecardError::Shape { message: format!("at {}: {}", e.path(), e.inner()) })?;
+    Ok(rows)
+}
