@@ -4,6 +4,7 @@
 //! `agentrisk` crate. Exit codes: 0 = nothing blocked, 1 = some run blocked,
 //! 2 = usage error or a file that cannot be read or parsed.
 
+mod batch;
 mod run;
 
 use agentrisk::{load_report, rescore_report, ScoreRecord, ScoringConfig};
@@ -12,6 +13,8 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage: agentrisk run -t TRACE [-t TRACE ...] [-c CONFIG] [-o DIR|-] [-f json] [--fail-under N]
                      [--canaries FILE] [-q]
+       agentrisk batch FILE_OR_DIR... [--confidence 0.95] [--continuity-correction]
+                       [--group-by agent|scenario|folder] [--json|--scorecard OUT.json] [-c CONFIG]
        agentrisk score [--json] [--fail-below N] [--no-block-on-critical] REPORT.json...
 
 run: analyses AgentLeak traces exactly as `agentleak run` (fast tier) does and
@@ -21,8 +24,22 @@ unless -q. Without -c every built-in detector runs; with any config file its
 toggles apply, and finance and hr are off unless it switches them on (the
 reference's behaviour, kept for parity).
 
-score: 
-re-scores AgentLeak v2 reports and prints, per file: run id, Risk Index,
+batch: summarises many runs: leak, block and verdict rates, per-channel and
+per-level leak rates, each as k of n with its Wilson score interval, RI and
+privacy score statistics, and red-team ASR/CLR/ELR where runs carry attack
+data. Traces, AgentLeak reports, agentrisk scorecards and red-team result
+files (JSON array or JSON Lines) may be mixed; folders are searched for
+.json and .jsonl files. A file that cannot be read is named on stderr and
+skipped; the rest are counted, and the exit status is then 2 (else 0).
+
+  --confidence C           interval confidence level, 0 < C < 1 (default 0.95)
+  --continuity-correction  Wilson interval with continuity correction
+  --group-by KEY           also summarise per agent, scenario family or folder
+  --json                   print the summary as JSON instead of a table
+  --scorecard OUT.json     write the batch scorecard (runs and summary; - = stdout)
+  -c CONFIG                agentleak.yaml for analysing traces
+
+score: re-scores AgentLeak v2 reports and prints, per file: run id, Risk Index,
 privacy score, verdict, gate decision, and whether the report's stored
 numbers agree with our recomputation (consistent / inconsistent).
 
@@ -66,6 +83,10 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("run") => match run::parse_args(&args[1..]) {
             Ok(run_args) => run::run(&run_args),
+            Err(message) => usage_error(&message),
+        },
+        Some("batch") => match batch::parse_args(&args[1..]) {
+            Ok(batch_args) => batch::run(&batch_args),
             Err(message) => usage_error(&message),
         },
         Some("score") => match parse_score_args(&args[1..]) {

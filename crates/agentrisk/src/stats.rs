@@ -184,6 +184,11 @@ impl IntervalMethod {
         }
     }
 
+    /// The confidence level in percent, as a label: 0.95 → "95", 0.999 → "99.9".
+    pub fn confidence_label(&self) -> String {
+        percent_label(self.confidence)
+    }
+
     /// The method in words, for the UI and exports, e.g. "Wilson score
     /// interval, 95%, no continuity correction".
     pub fn describe(&self) -> String {

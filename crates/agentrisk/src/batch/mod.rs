@@ -60,6 +60,7 @@ mod facts;
 mod input;
 mod redteam;
 mod scorecard;
+pub mod table;
 
 pub use facts::{MetadataError, RunFacts, RunSource};
 pub use input::{detect_kind, facts_of_loaded, load_batch_file, BatchFile, BatchFileError, FileKind};

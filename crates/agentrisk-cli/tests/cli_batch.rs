@@ -1,0 +1,172 @@
+//! `agentrisk batch` on the reference's example traces, as a user runs it.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn cases() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases")
+}
+
+fn agentrisk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agentrisk")).args(args).output().expect("run agentrisk")
+}
+
+const EXAMPLES: [&str; 10] = [
+    "ex_customer_support_clean_trace",
+    "ex_customer_support_trace",
+    "ex_education_clean_trace",
+    "ex_education_trace",
+    "ex_finance_clean_trace",
+    "ex_finance_trace",
+    "ex_healthcare_clean_trace",
+    "ex_healthcare_trace",
+    "ex_hr_clean_trace",
+    "ex_hr_trace",
+];
+
+/// A fresh folder holding the ten example traces (and `extra` files).
+fn batch_dir(tag: &str, extra: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agentrisk-batch-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("examples")).unwrap();
+    for case in EXAMPLES {
+        std::fs::copy(cases().join(case).join("trace.json"), dir.join("examples").join(format!("{case}.json")))
+            .unwrap();
+    }
+    for (name, text) in extra {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    dir
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
+}
+
+fn close(v: &Value, want: f64) -> bool {
+    v.as_f64().is_some_and(|x| (x - want).abs() < 5e-5)
+}
+
+#[test]
+fn the_example_traces_summarise_to_the_reference_verdicts() {
+    let dir = batch_dir("examples", &[]);
+    let o = agentrisk(&["batch", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = json(&o);
+    // INDEX.md: five leaky examples (customer support, education, finance,
+    // healthcare, hr) and their five clean twins; education, finance and
+    // healthcare are blocked; verdicts Pass ×5, High risk ×3, Fail ×2.
+    assert_eq!(s["runs"], 10);
+    assert_eq!((s["leak_rate"]["k"].as_u64(), s["leak_rate"]["n"].as_u64()), (Some(5), Some(10)));
+    // Wilson 95% for 5/10: 0.2366–0.7634 (e.g. R: binom::binom.wilson(5, 10)).
+    assert!(close(&s["leak_rate"]["lower"], 0.2366) && close(&s["leak_rate"]["upper"], 0.7634), "{}", s["leak_rate"]);
+    assert_eq!(s["block_rate"]["k"], 3);
+    let counts: Vec<u64> = ["Pass", "Conditional pass", "High risk", "Fail"]
+        .iter()
+        .map(|v| s["verdicts"][v]["count"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [5, 0, 3, 2]);
+    // Every run is a trace, so per-channel n counts runs with events there.
+    assert_eq!(s["channel_leak_rates"]["final_output"]["n_from_reports"], false);
+    assert!(s["channel_leak_rates"]["final_output"]["n"].as_u64().unwrap() >= 5);
+    // Top-level keys in the documented order (serde_json's map would sort
+    // them, so read them off the pretty-printed text: two-space indent).
+    let text = String::from_utf8_lossy(&o.stdout);
+    let keys: Vec<&str> =
+        text.lines().filter_map(|l| l.strip_prefix("  \"").and_then(|rest| rest.split('"').next())).collect();
+    assert_eq!(
+        keys,
+        [
+            "runs",
+            "confidence",
+            "continuity_correction",
+            "leak_rate",
+            "block_rate",
+            "verdicts",
+            "channel_leak_rates",
+            "level_leak_rates",
+            "risk_index",
+            "privacy_score"
+        ]
+    );
+
+    // The table says the same and names the method.
+    let o = agentrisk(&["batch", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("10 runs from 10 files · Wilson score interval, 95%, no continuity correction\n"),
+        "{text}"
+    );
+    assert!(text.contains("\n(all runs)  Leak rate                         5  10  50.0%  23.7–76.3%\n"), "{text}");
+}
+
+#[test]
+fn a_bad_file_is_named_and_skipped_and_the_exit_status_says_so() {
+    let dir = batch_dir("bad", &[("broken.json", "{\"events\": [{\"channel\": \"radio\"}]}")]);
+    let o = agentrisk(&["batch", dir.to_str().unwrap(), "--json", "--group-by", "folder"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("broken.json: events[0].channel"), "{err}");
+    let s = json(&o);
+    assert_eq!(s["runs"], 10);
+    let folders: Vec<&String> = s["groups"].as_object().unwrap().keys().collect();
+    assert_eq!(folders, [&dir.join("examples").display().to_string()]);
+}
+
+#[test]
+fn a_scorecard_reads_back_to_the_same_summary() {
+    let dir = batch_dir("card", &[]);
+    let card = dir.join("card.json");
+    let examples = dir.join("examples");
+    let args = ["--confidence", "0.9", "--continuity-correction", "--group-by", "agent"];
+    let o =
+        agentrisk(&[&["batch", examples.to_str().unwrap(), "--scorecard", card.to_str().unwrap()], &args[..]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let written: Value = serde_json::from_slice(&std::fs::read(&card).unwrap()).unwrap();
+    assert_eq!((written["format"].as_str(), written["version"].as_u64()), (Some("agentrisk-scorecard"), Some(1)));
+    assert_eq!(written["runs"].as_array().unwrap().len(), 10);
+    assert_eq!(written["settings"]["confidence"], 0.9);
+
+    let direct = json(&agentrisk(&[&["batch", examples.to_str().unwrap(), "--json"], &args[..]].concat()));
+    let reread = json(&agentrisk(&[&["batch", card.to_str().unwrap(), "--json"], &args[..]].concat()));
+    assert_eq!(direct, reread);
+    assert_eq!(direct, written["summary"]);
+    assert_eq!(direct["continuity_correction"], true);
+}
+
+#[test]
+fn redteam_results_give_asr_with_intervals() {
+    let line = |id: &str, class: &str, found: &str| {
+        format!(
+            r#"{{"scenario_id": "{id}", "attack_class_id": "{class}", "attack_family_id": "{}", "primary_channel": "tool_call", "vault_field_count": 11, "expected_leaks": ["ssn", "email"], "detected_leaks": [{found}], "detected_on_primary": [{found}], "risk_index": 0.5, "privacy_score": 50}}"#,
+            &class[..2]
+        )
+    };
+    let text = [line("s1", "F2.1", "\"ssn\""), line("s2", "F2.1", ""), line("s3", "F3.1", "\"email\"")].join("\n");
+    let dir = std::env::temp_dir().join(format!("agentrisk-redteam-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("results.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let o = agentrisk(&["batch", file.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let rt = &json(&o)["redteam"];
+    // s1 and s3 succeed: ASR 2/3; F2 1/2, F3 1/1; ELR 1/11 for both.
+    assert_eq!((rt["asr"]["k"].as_u64(), rt["asr"]["n"].as_u64()), (Some(2), Some(3)));
+    assert_eq!(rt["asr_by_family"][0]["id"], "F3");
+    assert!(close(&rt["elr"]["median"], 1.0 / 11.0));
+    assert!(rt["asr"]["lower"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    for args in [&["batch"][..], &["batch", "x", "--confidence", "1.5"], &["batch", "x", "--group-by", "colour"]] {
+        let o = agentrisk(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).starts_with("agentrisk: "));
+    }
+    let missing = Path::new("/nonexistent/run.json");
+    let o = agentrisk(&["batch", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/run.json: cannot read"));
+}
