@@ -596,18 +596,24 @@ fn push_json_str(out: &mut Vec<u8>, s: &str) {
 
 /// The trace of `events` events, as compact JSON bytes.
 pub fn trace_json(events: usize) -> Vec<u8> {
+    trace_json_from(&format!("bench_{events}"), 0, events)
+}
+
+/// A trace of `events` events starting at case `first_case`, as compact
+/// JSON bytes: with a different first case, other people and identifiers.
+pub fn trace_json_from(run_id: &str, first_case: u64, events: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(events * 215 + 256);
+    out.extend_from_slice(b"{\"run_id\":");
+    push_json_str(&mut out, run_id);
     out.extend_from_slice(
-        format!(
-            "{{\"run_id\":\"bench_{events}\",\"agent_name\":\"care_coordinator\",\"scenario_id\":\"synthetic_bench\",\
-             \"task_success\":true,\"timestamp\":\"2026-07-01T09:00:00Z\",\"events\":["
-        )
-        .as_bytes(),
+        b",\"agent_name\":\"care_coordinator\",\"scenario_id\":\"synthetic_bench\",\
+          \"task_success\":true,\"timestamp\":\"2026-07-01T09:00:00Z\",\"events\":[",
     );
-    let mut case = Case::new(0);
+    let mut case = Case::new(first_case);
     for i in 0..events as u64 {
-        if i / CASE_EVENTS != case.number {
-            case = Case::new(i / CASE_EVENTS);
+        let number = first_case + i / CASE_EVENTS;
+        if number != case.number {
+            case = Case::new(number);
         }
         let e = event(&case, i % CASE_EVENTS);
         if i > 0 {
