@@ -63,8 +63,9 @@ impl Bridge {
         Ok(Bridge { worker, ready, queue, _on_message: on_message, _on_error: on_error })
     }
 
-    /// Sends one file (or sample URL) to the worker under `id`.
-    pub fn send(&self, id: u32, name: &str, source: Source) {
+    /// Sends one file (or sample URL) to the worker under `id`; `folder` is
+    /// the folder it was picked from (empty when not known).
+    pub fn send(&self, id: u32, name: &str, folder: &str, source: Source) {
         let message = js_sys::Object::new();
         let set = |key: &str, value: &JsValue| {
             // Setting a plain property on a fresh object cannot fail.
@@ -72,6 +73,7 @@ impl Bridge {
         };
         set("id", &JsValue::from(id));
         set("name", &JsValue::from_str(name));
+        set("folder", &JsValue::from_str(folder));
         match source {
             Source::Blob(blob) => set("blob", &blob),
             Source::Url(url) => set("url", &JsValue::from_str(&url)),

@@ -10,8 +10,10 @@
 //! * [`bridge`] — the page's handle on the worker.
 //! * [`state`] — the page state (`Reducible`) and its actions.
 //! * [`components`] — the views.
+//! * [`charts`] — the Batch tab's charts (plotters), backend-independent.
 
 pub mod bridge;
+pub mod charts;
 pub mod components;
 pub mod protocol;
 pub mod samples;

@@ -8,6 +8,9 @@
 //! and a bounded list of its events ([`EventRow`]), never the trace itself.
 
 use agentrisk::analyze::redact;
+use agentrisk::batch::{
+    detect_kind, facts_of_loaded, parse_redteam_results, read_scorecard, FileKind, RunFacts, RunResult,
+};
 use agentrisk::config::AnalysisConfig;
 use agentrisk::model::Report;
 use agentrisk::pipeline::{
@@ -119,10 +122,23 @@ impl Progress {
 pub enum FileResult {
     Report(Box<LoadedReport>),
     Trace(Box<AnalysedTrace>),
+    /// A scorecard or red-team results: runs and records for the batch,
+    /// with no run view of their own.
+    Batch(Box<BatchOnly>),
     /// The file could not be used; the message names the place and the problem.
     Error {
         message: String,
     },
+}
+
+/// A file that only feeds the batch: a scorecard's runs, or red-team
+/// result records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchOnly {
+    /// `"scorecard"` or `"red-team results"`.
+    pub kind: String,
+    pub runs: Vec<RunFacts>,
+    pub redteam: Vec<RunResult>,
 }
 
 /// A report as loaded, with its re-scoring. The stored numbers are shown;
@@ -134,6 +150,8 @@ pub struct LoadedReport {
     pub rescore: Rescore,
     /// How many findings the report has.
     pub findings_total: usize,
+    /// The run's key numbers for the batch (over all findings).
+    pub facts: RunFacts,
 }
 
 /// A trace analysed here: the report the core computed for it (what the
@@ -144,6 +162,8 @@ pub struct AnalysedTrace {
     pub report: Report,
     /// How many findings the report has.
     pub findings_total: usize,
+    /// The run's key numbers for the batch (over all findings).
+    pub facts: RunFacts,
     /// Why the gate blocked, read from the report's own fields.
     pub block_reasons: Vec<BlockReason>,
     /// The first [`EVENT_LIMIT`] events, in trace order.
@@ -209,18 +229,44 @@ impl TextPart {
     }
 }
 
-/// The worker's whole job for one file's bytes. `generated_at` is the
-/// report time for a trace, from the caller's clock.
-pub fn analyze_bytes(bytes: &[u8], generated_at: String) -> FileResult {
-    analyze_bytes_observed(bytes, generated_at, &|_| {})
+/// The worker's whole job for one file's bytes. `name` is the file's name
+/// and `folder` the folder it was picked from (empty if none);
+/// `generated_at` is the report time for a trace, from the caller's clock.
+pub fn analyze_bytes(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> FileResult {
+    analyze_bytes_observed(bytes, name, folder, generated_at, &|_| {})
 }
 
 /// [`analyze_bytes`], telling `progress` how far a trace's analysis has come.
 pub fn analyze_bytes_observed(
     bytes: &[u8],
+    name: &str,
+    folder: &str,
     generated_at: String,
     progress: &dyn Fn(agentrisk::pipeline::Progress),
 ) -> FileResult {
+    match detect_kind(bytes) {
+        FileKind::Scorecard => {
+            return match read_scorecard(bytes) {
+                Ok(rows) => FileResult::Batch(Box::new(BatchOnly {
+                    kind: FileKind::Scorecard.as_str().to_owned(),
+                    runs: rows.runs,
+                    redteam: rows.redteam_results,
+                })),
+                Err(e) => FileResult::Error { message: e.to_string() },
+            }
+        }
+        FileKind::RedTeam => {
+            return match parse_redteam_results(bytes) {
+                Ok(redteam) => FileResult::Batch(Box::new(BatchOnly {
+                    kind: FileKind::RedTeam.as_str().to_owned(),
+                    runs: Vec::new(),
+                    redteam,
+                })),
+                Err(e) => FileResult::Error { message: e.to_string() },
+            }
+        }
+        FileKind::Trace | FileKind::Report => {}
+    }
     let config = AnalysisConfig::default();
     // The same run with raw values kept in the findings: the only thing
     // `redact_values` changes is whether findings carry `matched_value`.
@@ -233,14 +279,21 @@ pub fn analyze_bytes_observed(
         Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => load(bytes, &config, &generated_at, progress),
         other => other,
     };
+    let loaded = match loaded {
+        Ok(loaded) => loaded,
+        Err(e) => return FileResult::Error { message: e.to_string() },
+    };
+    let facts = match facts_of_loaded(name, folder, &loaded) {
+        Ok(facts) => facts,
+        Err(e) => return FileResult::Error { message: e.to_string() },
+    };
     match loaded {
-        Ok(Loaded::Report { report, rescore }) => {
+        Loaded::Report { report, rescore } => {
             let mut report = *report;
             let findings_total = list_findings(&mut report);
-            FileResult::Report(Box::new(LoadedReport { report, rescore, findings_total }))
+            FileResult::Report(Box::new(LoadedReport { report, rescore, findings_total, facts }))
         }
-        Ok(Loaded::Trace { report, trace }) => FileResult::Trace(Box::new(analysed_trace(*report, &trace, &config))),
-        Err(e) => FileResult::Error { message: e.to_string() },
+        Loaded::Trace { report, trace } => FileResult::Trace(Box::new(analysed_trace(*report, &trace, &config, facts))),
     }
 }
 
@@ -256,7 +309,7 @@ fn load(
 }
 
 /// The page's view of an analysed trace; strips the raw values from the findings.
-fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig) -> AnalysedTrace {
+fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig, facts: RunFacts) -> AnalysedTrace {
     let mut leaked: Vec<(String, String)> = Vec::new();
     let mut every_value_known = true;
     for finding in &mut report.findings {
@@ -287,7 +340,15 @@ fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig) ->
         .collect();
     let block_reasons = block_reasons_from_report(&report, &config.scoring);
     let findings_total = list_findings(&mut report);
-    AnalysedTrace { block_reasons, events, events_total: trace.events.len(), text_withheld, report, findings_total }
+    AnalysedTrace {
+        block_reasons,
+        events,
+        events_total: trace.events.len(),
+        text_withheld,
+        report,
+        findings_total,
+        facts,
+    }
 }
 
 /// Cuts the report's findings to the listed ones; returns how many it had.

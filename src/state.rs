@@ -2,7 +2,8 @@
 //! selected run. One `Reducible` with an [`Action`] enum; components read it
 //! through props and change it only by dispatching actions.
 
-use crate::protocol::{AnalysedTrace, FileResult, LoadedReport};
+use crate::protocol::{AnalysedTrace, BatchOnly, FileResult, LoadedReport};
+use agentrisk::batch::{GroupBy, RunFacts, RunResult};
 use agentrisk::model::Report;
 use std::rc::Rc;
 use yew::Reducible;
@@ -43,6 +44,14 @@ impl Run {
         }
     }
 
+    /// The run's key numbers for the batch.
+    pub fn facts(&self) -> &RunFacts {
+        match self {
+            Run::Report(loaded) => &loaded.facts,
+            Run::Trace(trace) => &trace.facts,
+        }
+    }
+
     /// `"report"` or `"trace"`, as the run table's `data-kind` says.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -59,6 +68,8 @@ pub enum FileStatus {
     /// With the worker; large files report their phase.
     Working(Option<Progress>),
     Loaded(Run),
+    /// A scorecard or red-team results: rows for the batch only.
+    Batch(Rc<BatchOnly>),
     Failed(String),
 }
 
@@ -66,7 +77,42 @@ pub enum FileStatus {
 pub struct FileEntry {
     pub id: u32,
     pub name: String,
+    /// The folder the file was picked from; empty when not known.
+    pub folder: String,
     pub status: FileStatus,
+}
+
+/// The two views of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tab {
+    #[default]
+    Runs,
+    Batch,
+}
+
+/// How the Batch tab computes and draws its statistics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatchSettings {
+    /// Strictly between 0 and 1.
+    pub confidence: f64,
+    pub continuity_correction: bool,
+    pub group_by: Option<GroupBy>,
+    /// Where the forest plot draws its reference line, as a share (0 to 1).
+    pub threshold: f64,
+}
+
+impl Default for BatchSettings {
+    fn default() -> BatchSettings {
+        BatchSettings { confidence: 0.95, continuity_correction: false, group_by: None, threshold: 0.1 }
+    }
+}
+
+/// One run of the batch: its numbers, and the file to open for it (none
+/// for a scorecard's rows, which have no run view).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchRow {
+    pub file_id: Option<u32>,
+    pub facts: RunFacts,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -75,6 +121,8 @@ pub struct State {
     pub selected: Option<u32>,
     /// The worker has said it is ready (files sent before wait in a queue).
     pub worker_ready: bool,
+    pub tab: Tab,
+    pub batch: BatchSettings,
 }
 
 #[derive(Debug, Clone)]
@@ -83,6 +131,7 @@ pub enum Action {
     Queued {
         id: u32,
         name: String,
+        folder: String,
     },
     /// The worker started a phase of a large file.
     Progressed {
@@ -101,6 +150,8 @@ pub enum Action {
     Select(u32),
     CloseRun,
     Remove(u32),
+    ShowTab(Tab),
+    SetBatch(BatchSettings),
 }
 
 impl State {
@@ -113,13 +164,36 @@ impl State {
     }
 }
 
+impl State {
+    /// Every run of the batch, in file order (a scorecard's rows where the
+    /// scorecard is), and every red-team record of red-team files and
+    /// scorecards.
+    pub fn batch_rows(&self) -> (Vec<BatchRow>, Vec<RunResult>) {
+        let mut rows = Vec::new();
+        let mut redteam = Vec::new();
+        for entry in &self.files {
+            match &entry.status {
+                FileStatus::Loaded(run) => rows.push(BatchRow { file_id: Some(entry.id), facts: run.facts().clone() }),
+                FileStatus::Batch(only) => {
+                    rows.extend(only.runs.iter().map(|facts| BatchRow { file_id: None, facts: facts.clone() }));
+                    redteam.extend(only.redteam.iter().cloned());
+                }
+                FileStatus::Working(_) | FileStatus::Failed(_) => {}
+            }
+        }
+        (rows, redteam)
+    }
+}
+
 impl Reducible for State {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::Queued { id, name } => next.files.push(FileEntry { id, name, status: FileStatus::Working(None) }),
+            Action::Queued { id, name, folder } => {
+                next.files.push(FileEntry { id, name, folder, status: FileStatus::Working(None) })
+            }
             Action::Progressed { id, progress } => {
                 if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
                     if let FileStatus::Working(_) = entry.status {
@@ -132,6 +206,7 @@ impl Reducible for State {
                     entry.status = match result {
                         FileResult::Report(loaded) => FileStatus::Loaded(Run::Report(Rc::new(*loaded))),
                         FileResult::Trace(trace) => FileStatus::Loaded(Run::Trace(Rc::new(*trace))),
+                        FileResult::Batch(only) => FileStatus::Batch(Rc::new(*only)),
                         FileResult::Error { message } => FileStatus::Failed(message),
                     };
                 }
@@ -143,7 +218,12 @@ impl Reducible for State {
                     entry.status = FileStatus::Failed(message.clone());
                 }
             }
-            Action::Select(id) => next.selected = Some(id),
+            Action::Select(id) => {
+                next.selected = Some(id);
+                next.tab = Tab::Runs;
+            }
+            Action::ShowTab(tab) => next.tab = tab,
+            Action::SetBatch(settings) => next.batch = settings,
             Action::CloseRun => next.selected = None,
             Action::Remove(id) => {
                 next.files.retain(|f| f.id != id);

@@ -50,7 +50,9 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
                 progress(scope, id, Progress { phase, bytes: size, percent: Some(percent), mb_per_s });
             };
             let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
-            analyze_bytes_observed(&bytes, generated_at, &on_progress)
+            let text = |key: &str| Reflect::get(&message, &key.into()).ok().and_then(|v| v.as_string());
+            let (name, folder) = (text("name").unwrap_or_default(), text("folder").unwrap_or_default());
+            analyze_bytes_observed(&bytes, &name, &folder, generated_at, &on_progress)
         }
         Err(message) => FileResult::Error { message },
     };

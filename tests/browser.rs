@@ -17,14 +17,17 @@ const HEALTHCARE: &[u8] = include_bytes!("../www/samples/healthcare_trace.report
 const HEALTHCARE_TRACE: &[u8] = include_bytes!("fixtures/conformance/cases/ex_healthcare_trace/trace.json");
 
 fn analyze(bytes: &[u8]) -> FileResult {
-    analyze_bytes(bytes, "2026-12-02T12:00:00.000Z".into())
+    analyze_bytes(bytes, "file.json", "", "2026-12-02T12:00:00.000Z".into())
 }
 
 fn loaded_entry(id: u32) -> FileEntry {
     match analyze(HEALTHCARE) {
-        FileResult::Report(loaded) => {
-            FileEntry { id, name: "hc.json".into(), status: FileStatus::Loaded(Run::Report(Rc::new(*loaded))) }
-        }
+        FileResult::Report(loaded) => FileEntry {
+            id,
+            name: "hc.json".into(),
+            folder: String::new(),
+            status: FileStatus::Loaded(Run::Report(Rc::new(*loaded))),
+        },
         _ => panic!("not a report"),
     }
 }
@@ -74,8 +77,8 @@ fn the_core_in_wasm_analyses_a_trace_like_the_reference() {
 #[wasm_bindgen_test]
 fn the_state_keeps_other_files_when_one_fails_or_the_worker_dies() {
     let state = Rc::new(State::default());
-    let state = state.reduce(Action::Queued { id: 1, name: "a.json".into() });
-    let state = state.reduce(Action::Queued { id: 2, name: "b.json".into() });
+    let state = state.reduce(Action::Queued { id: 1, name: "a.json".into(), folder: String::new() });
+    let state = state.reduce(Action::Queued { id: 2, name: "b.json".into(), folder: String::new() });
     let state = state.reduce(Action::Finished { id: 1, result: analyze(HEALTHCARE) });
     let progress = Progress { phase: Phase::Detecting, bytes: 6_000_000, percent: Some(40), mb_per_s: Some(9.5) };
     let state = state.reduce(Action::Progressed { id: 2, progress });
@@ -98,11 +101,22 @@ async fn the_run_table_renders_data_attributes_and_error_rows() {
     let props = RunTableProps {
         files: vec![
             loaded_entry(1),
-            FileEntry { id: 2, name: "bad.json".into(), status: FileStatus::Failed("invalid JSON at line 1".into()) },
-            FileEntry { id: 3, name: "trace.json".into(), status: FileStatus::Loaded(trace_run()) },
+            FileEntry {
+                id: 2,
+                name: "bad.json".into(),
+                folder: String::new(),
+                status: FileStatus::Failed("invalid JSON at line 1".into()),
+            },
+            FileEntry {
+                id: 3,
+                name: "trace.json".into(),
+                folder: String::new(),
+                status: FileStatus::Loaded(trace_run()),
+            },
             FileEntry {
                 id: 4,
                 name: "big.json".into(),
+                folder: String::new(),
                 status: FileStatus::Working(Some(Progress {
                     phase: Phase::Detecting,
                     bytes: 12_345_678,

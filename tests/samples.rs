@@ -20,12 +20,12 @@ fn every_sample_is_listed_and_loads_consistently() {
 
     let mut scores = Vec::new();
     for name in SAMPLE_REPORTS {
-        match analyze_bytes(&std::fs::read(dir.join(name)).unwrap(), String::new()) {
+        match analyze_bytes(&std::fs::read(dir.join(name)).unwrap(), "file.json", "", String::new()) {
             FileResult::Report(loaded) => {
                 assert!(loaded.rescore.consistent, "{name}: {:?}", loaded.rescore.mismatches);
                 scores.push((loaded.report.run_id.clone(), loaded.report.privacy_score, loaded.report.blocked));
             }
-            FileResult::Trace(_) => panic!("{name}: read as a trace"),
+            FileResult::Trace(_) | FileResult::Batch(_) => panic!("{name}: not read as a report"),
             FileResult::Error { message } => panic!("{name}: {message}"),
         }
     }

@@ -24,9 +24,9 @@ fn example_cases() -> Vec<PathBuf> {
 }
 
 fn analysed(bytes: &[u8]) -> AnalysedTrace {
-    match analyze_bytes(bytes, CLOCK.to_owned()) {
+    match analyze_bytes(bytes, "file.json", "", CLOCK.to_owned()) {
         FileResult::Trace(trace) => *trace,
-        FileResult::Report(_) => panic!("read as a report"),
+        FileResult::Report(_) | FileResult::Batch(_) => panic!("not read as a trace"),
         FileResult::Error { message } => panic!("{message}"),
     }
 }
@@ -208,8 +208,10 @@ fn a_trace_with_many_findings_sends_the_most_severe_first_and_counts_them_all() 
 #[test]
 fn a_report_still_loads_as_a_report_and_a_non_trace_names_the_problem() {
     let report = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/hr_trace.report.json")).unwrap();
-    assert!(matches!(analyze_bytes(&report, CLOCK.to_owned()), FileResult::Report(r) if r.rescore.consistent));
-    let FileResult::Error { message } = analyze_bytes(b"[1, 2, 3]", CLOCK.to_owned()) else {
+    assert!(
+        matches!(analyze_bytes(&report, "file.json", "", CLOCK.to_owned()), FileResult::Report(r) if r.rescore.consistent)
+    );
+    let FileResult::Error { message } = analyze_bytes(b"[1, 2, 3]", "file.json", "", CLOCK.to_owned()) else {
         panic!("loaded an array")
     };
     assert_eq!(

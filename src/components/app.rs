@@ -1,8 +1,9 @@
 use crate::bridge::{Bridge, Source};
-use crate::components::{run_detail::RunDetail, run_table::RunTable};
+use crate::components::{batch::BatchView, run_detail::RunDetail, run_table::RunTable};
 use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS};
-use crate::state::{Action, State};
+use crate::state::{Action, BatchSettings, State, Tab};
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, FileList, HtmlInputElement};
 use yew::prelude::*;
@@ -15,6 +16,7 @@ pub fn app() -> Html {
     let next_id = use_mut_ref(|| 0u32);
     let dragging = use_state(|| false);
     let file_input = use_node_ref();
+    let folder_input = use_node_ref();
 
     let bridge = {
         let dispatcher = state.dispatcher();
@@ -34,16 +36,16 @@ pub fn app() -> Html {
 
     let add = {
         let dispatcher = state.dispatcher();
-        Callback::from(move |items: Vec<(String, Source)>| {
-            for (name, source) in items {
+        Callback::from(move |items: Vec<Picked>| {
+            for Picked { name, folder, source } in items {
                 let id = {
                     let mut next = next_id.borrow_mut();
                     *next += 1;
                     *next
                 };
-                dispatcher.dispatch(Action::Queued { id, name: name.clone() });
+                dispatcher.dispatch(Action::Queued { id, name: name.clone(), folder: folder.clone() });
                 match bridge.as_ref() {
-                    Ok(bridge) => bridge.send(id, &name, source),
+                    Ok(bridge) => bridge.send(id, &name, &folder, source),
                     Err(message) => dispatcher
                         .dispatch(Action::Finished { id, result: FileResult::Error { message: message.clone() } }),
                 }
@@ -70,10 +72,27 @@ pub fn app() -> Html {
             }
         })
     };
+    let open_folder = {
+        let folder_input = folder_input.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(input) = folder_input.cast::<HtmlInputElement>() {
+                input.click();
+            }
+        })
+    };
     let load_example = {
         let add = add.clone();
         Callback::from(move |_: MouseEvent| {
-            add.emit(SAMPLE_REPORTS.iter().map(|name| (name.to_string(), Source::Url(sample_url(name)))).collect());
+            add.emit(
+                SAMPLE_REPORTS
+                    .iter()
+                    .map(|name| Picked {
+                        name: name.to_string(),
+                        folder: "samples".to_owned(),
+                        source: Source::Url(sample_url(name)),
+                    })
+                    .collect(),
+            );
         })
     };
 
@@ -111,6 +130,20 @@ pub fn app() -> Html {
     let on_remove = Callback::from(move |id| dispatcher.dispatch(Action::Remove(id)));
     let dispatcher = state.dispatcher();
     let on_close = Callback::from(move |_| dispatcher.dispatch(Action::CloseRun));
+    let dispatcher = state.dispatcher();
+    let on_settings = Callback::from(move |settings: BatchSettings| dispatcher.dispatch(Action::SetBatch(settings)));
+    let dispatcher = state.dispatcher();
+    let show_runs = Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::ShowTab(Tab::Runs)));
+    let dispatcher = state.dispatcher();
+    let show_batch = Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::ShowTab(Tab::Batch)));
+    let batch = {
+        let state = state.clone();
+        use_memo(state.files.clone(), move |_| {
+            let (rows, redteam) = state.batch_rows();
+            (Rc::new(rows), Rc::new(redteam))
+        })
+    };
+    let batch_runs = batch.0.len();
 
     html! {
         <div id="dropzone" class="page" data-worker={if state.worker_ready { "ready" } else { "starting" }} ondragover={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
@@ -125,7 +158,10 @@ pub fn app() -> Html {
                 <div class="actions">
                     <button type="button" class="button primary" onclick={open_picker}>{ "Open files" }</button>
                     <input id="file-input" ref={file_input} class="visually-hidden" type="file" multiple=true
-                        accept=".json,application/json" tabindex="-1" aria-hidden="true" onchange={on_files_picked} />
+                        accept=".json,.jsonl,application/json" tabindex="-1" aria-hidden="true" onchange={on_files_picked.clone()} />
+                    <button type="button" class="button" onclick={open_folder}>{ "Open folder" }</button>
+                    <input id="folder-input" ref={folder_input} class="visually-hidden" type="file" webkitdirectory=true multiple=true
+                        tabindex="-1" aria-hidden="true" onchange={on_files_picked} />
                     <button type="button" id="load-example" class="button" onclick={load_example}>{ "Load example" }</button>
                 </div>
             </header>
@@ -137,11 +173,19 @@ pub fn app() -> Html {
                         <p>{ "New here? Load example adds six reports of AgentLeak's own example traces." }</p>
                     </section>
                 } else {
-                    <RunTable files={state.files.clone()} selected={state.selected} {on_select} {on_remove} />
-                }
-                if let Some((entry, run)) = state.selected_run() {
-                    // Keyed by file, so a newly shown run starts with no event highlighted.
-                    <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close} />
+                    <nav class="tabs" role="tablist" aria-label="Views">
+                        <button type="button" role="tab" id="tab-runs" aria-selected={(state.tab == Tab::Runs).to_string()} onclick={show_runs}>{ "Runs" }</button>
+                        <button type="button" role="tab" id="tab-batch" aria-selected={(state.tab == Tab::Batch).to_string()} onclick={show_batch}>{ format!("Batch ({batch_runs} runs)") }</button>
+                    </nav>
+                    if state.tab == Tab::Runs {
+                        <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} {on_remove} />
+                        if let Some((entry, run)) = state.selected_run() {
+                            // Keyed by file, so a newly shown run starts with no event highlighted.
+                            <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close} />
+                        }
+                    } else {
+                        <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} {on_settings} on_open={on_select} />
+                    }
                 }
             </main>
             <footer class="foot">
@@ -154,7 +198,33 @@ pub fn app() -> Html {
     }
 }
 
-fn blobs_from(files: Option<FileList>) -> Vec<(String, Source)> {
+/// A file to load: its name, the folder it came from, and its bytes' source.
+struct Picked {
+    name: String,
+    folder: String,
+    source: Source,
+}
+
+/// The picked or dropped files. A folder pick names each file by its path
+/// within the folder, keeps only `.json` and `.jsonl` files, and records
+/// the folder each came from (the batch's folder grouping).
+fn blobs_from(files: Option<FileList>) -> Vec<Picked> {
     let Some(files) = files else { return Vec::new() };
-    (0..files.length()).filter_map(|i| files.get(i)).map(|file| (file.name(), Source::Blob(file.into()))).collect()
+    (0..files.length())
+        .filter_map(|i| files.get(i))
+        .filter_map(|file| {
+            let path = js_sys::Reflect::get(&file, &"webkitRelativePath".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            if path.is_empty() {
+                return Some(Picked { name: file.name(), folder: String::new(), source: Source::Blob(file.into()) });
+            }
+            if !(path.ends_with(".json") || path.ends_with(".jsonl")) {
+                return None;
+            }
+            let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
+            Some(Picked { name: path, folder, source: Source::Blob(file.into()) })
+        })
+        .collect()
 }

@@ -2,7 +2,10 @@
 //! state of another.
 
 pub mod app;
+pub mod batch;
+pub mod download;
 pub mod event_list;
+pub mod heatmap;
 pub mod run_detail;
 pub mod run_table;
 

@@ -85,6 +85,18 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                 </tr>
             }
         }
+        FileStatus::Batch(only) => {
+            let slug = if only.runs.is_empty() { "redteam" } else { "scorecard" };
+            html! {
+                <tr class="batch-row" data-file={entry.name.clone()} data-kind={slug}>
+                    <td class="file">{ &entry.name }</td>
+                    <td colspan="7" class="muted">
+                        { format!("{}: {} runs and {} red-team results, shown in the Batch tab", only.kind, only.runs.len(), only.redteam.len()) }
+                    </td>
+                    { remove }
+                </tr>
+            }
+        }
         FileStatus::Failed(message) => html! {
             <tr class="error-row" data-file={entry.name.clone()}>
                 <td class="file">{ &entry.name }</td>

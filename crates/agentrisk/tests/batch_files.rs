@@ -36,7 +36,9 @@ fn one_run(name: &str, bytes: &[u8]) -> RunFacts {
 fn kinds_are_told_from_content() {
     assert_eq!(detect_kind(&bytes("ex_hr_trace", "trace.json")), FileKind::Trace);
     assert_eq!(detect_kind(&bytes("ex_hr_trace", "report.default.json")), FileKind::Report);
-    assert_eq!(detect_kind(b" [ ]"), FileKind::RedTeam);
+    assert_eq!(detect_kind(b" [{\"attack_class_id\": \"F1.1\"}]"), FileKind::RedTeam);
+    // Any other array is a (broken) trace, so it gets the trace's message.
+    assert_eq!(detect_kind(b"[1, 2, 3]"), FileKind::Trace);
     assert_eq!(
         detect_kind(b"{\"scenario_id\": \"a\", \"attack_class_id\": \"F1.1\", \"detected_on_primary\": []}\n{}"),
         FileKind::RedTeam

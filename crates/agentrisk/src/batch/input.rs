@@ -4,9 +4,10 @@
 //! * a JSON object whose first key is `"format": "agentrisk-scorecard"` is a
 //!   scorecard;
 //! * a JSON object whose first key is `"report": "agentleak"` is a report;
-//! * a JSON array, or text whose first line is an object with both
-//!   `attack_class_id` and `detected_on_primary`, is red-team results (a
-//!   JSON array or JSON Lines);
+//! * a JSON array that names an `attack_class_id` near its start, or text
+//!   whose first line is an object with both `attack_class_id` and
+//!   `detected_on_primary`, is red-team results (a JSON array or JSON
+//!   Lines);
 //! * anything else is read as a trace, so other JSON gets a trace's errors.
 
 use super::facts::{MetadataError, RunFacts};
@@ -70,15 +71,19 @@ pub fn detect_kind(bytes: &[u8]) -> FileKind {
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = text.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(text.len());
     let text = &text[start..];
-    if text.first() == Some(&b'[') {
-        return FileKind::RedTeam;
+    let head = &text[..text.len().min(1 << 16)];
+    let first_line = &head[..memchr::memchr(b'\n', head).unwrap_or(head.len())];
+    let has = |within: &[u8], needle: &[u8]| memchr::memmem::find(within, needle).is_some();
+    let records = match text.first() {
+        Some(b'[') => has(head, b"\"attack_class_id\""),
+        Some(b'{') => has(first_line, b"\"attack_class_id\"") && has(first_line, b"\"detected_on_primary\""),
+        _ => false,
+    };
+    if records {
+        FileKind::RedTeam
+    } else {
+        FileKind::Trace
     }
-    let first_line = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len()).min(1 << 16)];
-    let has = |needle: &[u8]| memchr::memmem::find(first_line, needle).is_some();
-    if first_line.first() == Some(&b'{') && has(b"\"attack_class_id\"") && has(b"\"detected_on_primary\"") {
-        return FileKind::RedTeam;
-    }
-    FileKind::Trace
 }
 
 /// Reads one batch file: analyses a trace, loads a report, reads a

@@ -147,7 +147,7 @@ pub fn format_ri(ri: f64) -> String {
 /// line break; CRLF line ends). A text field that a spreadsheet would run
 /// as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a
 /// leading `'`, so opening an export never executes file content.
-pub fn to_csv<const N: usize>(header: &[String; N], rows: impl IntoIterator<Item = [String; N]>) -> String {
+pub fn to_csv<R: AsRef<[String]>>(header: &[String], rows: impl IntoIterator<Item = R>) -> String {
     let mut out = String::new();
     let mut line = |cells: &[String]| {
         let fields: Vec<String> = cells.iter().map(|c| csv_field(c)).collect();
@@ -156,7 +156,7 @@ pub fn to_csv<const N: usize>(header: &[String; N], rows: impl IntoIterator<Item
     };
     line(header);
     for row in rows {
-        line(&row);
+        line(row.as_ref());
     }
     out
 }
