@@ -232,3 +232,38 @@ fn a_value_holding_a_lone_surrogate_still_loads_but_its_text_is_withheld() {
     assert!(trace.text_withheld);
     assert!(trace.events.iter().all(|e| e.text.is_empty() && e.text_chars > 0));
 }
+
+#[test]
+fn every_run_carries_its_batch_facts_and_batch_files_load_as_rows() {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases");
+    let trace = std::fs::read(cases.join("ex_finance_trace").join("trace.json")).unwrap();
+    let run = analysed(&trace);
+    // INDEX.md: ex_finance_trace leaks 6 of 8 secrets, RI 0.6957, blocked.
+    assert_eq!((run.facts.leaked_secrets, run.facts.vault_secrets, run.facts.risk_index), (6, 8, 0.6957));
+    assert!(run.facts.blocked && run.facts.event_channels.is_some());
+    assert_eq!(run.facts.file, "file.json");
+
+    let scorecard = agentrisk::batch::Scorecard::new(
+        vec![run.facts.clone()],
+        Vec::new(),
+        agentrisk::stats::IntervalMethod::default(),
+        None,
+    )
+    .to_json();
+    let FileResult::Batch(only) = analyze_bytes(scorecard.as_bytes(), "card.json", "", CLOCK.to_owned()) else {
+        panic!("a scorecard is not a run")
+    };
+    assert_eq!((only.kind.as_str(), only.runs.len(), only.redteam.len()), ("scorecard", 1, 0));
+    assert_eq!(only.runs[0], run.facts);
+
+    let records = br#"[{"scenario_id": "s", "attack_class_id": "F1.1", "attack_family_id": "F1", "primary_channel": "final_output", "vault_field_count": 11, "expected_leaks": ["ssn"], "detected_leaks": [], "detected_on_primary": [], "risk_index": 0, "privacy_score": 100}]"#;
+    let FileResult::Batch(only) = analyze_bytes(records, "rt.json", "", CLOCK.to_owned()) else {
+        panic!("not red-team")
+    };
+    assert_eq!((only.kind.as_str(), only.runs.len(), only.redteam.len()), ("red-team results", 0, 1));
+    let FileResult::Error { message } = analyze_bytes(br#"[{"attack_class_id": 5}]"#, "rt.json", "", CLOCK.to_owned())
+    else {
+        panic!("a bad record loaded")
+    };
+    assert!(message.starts_with("record [0]: "), "{message}");
+}

@@ -4,7 +4,8 @@
 // numbers against the reference's reports.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -247,6 +248,142 @@ test("a large trace shows what the worker is doing, then lists a bounded number 
   await page.$eval("#event-3", (e) => e.scrollIntoView({ block: "center" }));
   await page.screenshot({ path: join(outDir, "trace-large.png") });
 
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** The rates table as its cells, trailing empty cells dropped (as the CLI's text table prints them). */
+async function ratesTable(page) {
+  return page.$$eval("#rates-table tbody tr", (rows) => rows.map((r) => {
+    const cells = [...r.cells].map((c) => c.textContent.trim());
+    while (cells.length && cells[cells.length - 1] === "") cells.pop();
+    return cells;
+  }));
+}
+
+/** `agentrisk batch ARGS…` (built by cargo if needed): the rows of its text table. */
+function cliRates(args) {
+  const cli = spawnSync("cargo", ["run", "--offline", "-q", "-p", "agentrisk-cli", "--bin", "agentrisk", "--", "batch", ...args],
+    { cwd: root, encoding: "utf8" });
+  // 2: some files were skipped (the traces the reference rejects too).
+  assert.ok([0, 2].includes(cli.status), cli.stderr);
+  const out = cli.stdout;
+  // Line 1 names the batch and the method, line 3 is the column heads.
+  return out.split("\n").slice(3).filter((l) => l.trim()).map((l) => l.trim().split(/ {2,}/));
+}
+
+/** Clicks an export button and returns the file it saves. */
+async function exported(page, selector) {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
+  return { name: download.suggestedFilename(), text: readFileSync(await download.path(), "utf8") };
+}
+
+test("the Batch tab shows the CLI's rates for every fixture trace, exports them, and its scorecard loads back the same batch", async () => {
+  const { page, requests, errors } = await openViewer();
+  const names = readdirSync(cases).filter((n) => existsSync(join(cases, n, "trace.json"))).sort();
+  assert.ok(names.length > 200, `${names.length} cases`);
+  const dir = mkdtempSync(join(tmpdir(), "agentrisk-batch-"));
+  const files = names.map((n) => ({ name: `${n}.json`, text: traceOf(n) }));
+  for (const f of files) writeFileSync(join(dir, f.name), f.text);
+  await dropFiles(page, files);
+  await page.waitForFunction((n) => document.querySelectorAll("tr.run-row, tr.error-row").length === n, names.length, { timeout: 120_000 });
+  const loaded = await page.$$eval("tr.run-row", (r) => r.length);
+  await page.click("#tab-batch");
+  await page.waitForSelector("#rates-table");
+  assert.equal(await page.getAttribute(".batch", "data-runs"), String(loaded));
+
+  // Same rows, same cells as `agentrisk batch` on the same files (the
+  // rejected traces are skipped by both).
+  const shown = await ratesTable(page);
+  assert.equal(shown.length, 16);
+  assert.deepEqual(shown, cliRates([dir]));
+  assert.equal(shown[0][1], "Leak rate");
+  assert.equal(shown[0][3], String(loaded));
+  assert.match(await page.textContent(".batch .method"), /Wilson score interval, 95%, no continuity correction/);
+
+  // Many cells: the run heatmap is a canvas; the arrow keys read its cells.
+  assert.equal(await page.getAttribute("#heat-run", "data-render"), "canvas");
+  await page.focus("#heat-run canvas");
+  await page.keyboard.press("ArrowRight");
+  assert.match(await page.textContent("#heat-run .chart-status"), /^Run #2 \S+ \(\S+\.json\) · final_output · (RI \d\.\d{4}|no events on this channel)$/);
+
+  // The rates CSV holds exactly the rows on screen.
+  const rates = await exported(page, "#export-rates");
+  assert.equal(rates.name, "agentrisk-rates.csv");
+  const lines = rates.text.trimEnd().split("\r\n");
+  assert.equal(lines[0], "Group,Metric,k,n,Rate,95% interval,Note");
+  // (No cell of this batch holds a comma, so a plain split reads the CSV.)
+  assert.deepEqual(lines.slice(1).map((l) => l.split(",")), shown.map((r) => [...r, ...Array(7 - r.length).fill("")]));
+
+  // Settings change every interval, to what the CLI gives for them.
+  await page.fill("#confidence", "90");
+  await page.dispatchEvent("#confidence", "change");
+  await page.check("#continuity");
+  await page.waitForFunction(() => document.querySelector(".batch .method").textContent.includes("90%, with continuity correction"));
+  const at90 = await ratesTable(page);
+  assert.deepEqual(at90, cliRates([dir, "--confidence", "0.9", "--continuity-correction"]));
+  assert.notDeepEqual(at90.map((r) => r[5]), shown.map((r) => r[5]));
+  // An invalid level says so and changes nothing.
+  await page.fill("#confidence", "120");
+  await page.dispatchEvent("#confidence", "change");
+  assert.match(await page.textContent(".controls [role=alert]"), /not a percentage above 50 and below 100/);
+  assert.deepEqual(await ratesTable(page), at90);
+
+  // The scorecard, dropped on a fresh page, is the same batch.
+  const card = await exported(page, "#export-scorecard");
+  const parsed = JSON.parse(card.text);
+  assert.equal(parsed.format, "agentrisk-scorecard");
+  assert.equal(parsed.version, 1);
+  assert.equal(parsed.runs.length, loaded);
+  mkdirSync(outDir, { recursive: true });
+  await page.screenshot({ path: join(outDir, "batch-all-fixtures.png"), fullPage: true });
+  const again = await openViewer();
+  await dropFiles(again.page, [{ name: "scorecard.json", text: card.text }]);
+  await again.page.waitForSelector('tr.batch-row[data-kind="scorecard"]');
+  await again.page.click("#tab-batch");
+  await again.page.waitForSelector("#rates-table");
+  assert.deepEqual(await ratesTable(again.page), shown);
+  assert.deepEqual(again.errors, []);
+  await again.page.close();
+
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("in the Batch tab a heatmap cell names its run, channel and value, and a click opens that run", async () => {
+  const { page, requests, errors } = await openViewer();
+  await dropFiles(page, exampleCases.map((name) => ({ name: `${name}.json`, text: traceOf(name) })));
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 10);
+  await page.click("#tab-batch");
+  await page.waitForSelector("#heat-run rect.cell");
+  assert.equal(await page.getAttribute("#heat-run", "data-render"), "svg");
+  // Column 7 is the 8th example in name order, ex_healthcare_trace; row 3 is tool_call.
+  const report = JSON.parse(fixture("ex_healthcare_trace"));
+  const ri = report.agentrisk.ri_by_channel.tool_call;
+  const cell = '#heat-run rect.cell[data-column="7"][data-row="3"]';
+  await page.hover(cell);
+  assert.equal(await page.textContent("#heat-run .chart-status"),
+    `Run #8 ${report.run_id} (ex_healthcare_trace.json) · tool_call · RI ${ri.toFixed(4)}`);
+  assert.equal(Number(await page.getAttribute(cell, "data-value")), ri);
+  // The level heatmap and its table agree.
+  const levelTable = await page.$$eval("#level-table tbody tr", (rows) => rows.map((r) => [...r.cells].slice(1).map((c) => Number(c.textContent))));
+  const levelCells = await page.$$eval("#heat-level rect.cell", (cells) => cells.map((c) => [Number(c.dataset.row), Number(c.dataset.column), Number(c.dataset.value)]));
+  for (const [row, column, value] of levelCells) assert.equal(value, levelTable[row][column]);
+  // The forest plot's table has n in the labels' place.
+  const forest = await page.$$eval("#forest-table tbody tr", (rows) => rows.map((r) => [r.dataset.channel, r.cells[2].textContent]));
+  for (const [channel, n] of forest) assert.ok((await page.textContent("#forest")).includes(`${channel} (n=${n})`), channel);
+
+  mkdirSync(outDir, { recursive: true });
+  await page.screenshot({ path: join(outDir, "batch.png"), fullPage: true });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: join(outDir, "batch-dark.png"), fullPage: true });
+  await page.emulateMedia({ colorScheme: "light" });
+
+  await page.click(cell);
+  await page.waitForSelector(`.run-detail[data-run-id="${report.run_id}"]`);
+  assert.equal(await page.getAttribute("#tab-runs", "aria-selected"), "true");
   assertOnlyOwnRequests(requests);
   assert.deepEqual(errors, []);
   await page.close();
