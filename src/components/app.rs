@@ -178,13 +178,13 @@ pub fn app() -> Html {
                         <button type="button" role="tab" id="tab-batch" aria-selected={(state.tab == Tab::Batch).to_string()} onclick={show_batch}>{ format!("Batch ({batch_runs} runs)") }</button>
                     </nav>
                     if state.tab == Tab::Runs {
-                        <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} {on_remove} />
+                        <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} on_remove={on_remove.clone()} />
                         if let Some((entry, run)) = state.selected_run() {
                             // Keyed by file, so a newly shown run starts with no event highlighted.
                             <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close} />
                         }
                     } else {
-                        <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} {on_settings} on_open={on_select} />
+                        <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} {on_settings} on_open={on_select} {on_remove} />
                     }
                 }
             </main>

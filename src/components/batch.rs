@@ -35,6 +35,8 @@ pub struct BatchProps {
     pub on_settings: Callback<BatchSettings>,
     /// Opens the run view of a loaded file.
     pub on_open: Callback<u32>,
+    /// Removes a loaded file (and so its runs) from the batch.
+    pub on_remove: Callback<u32>,
 }
 
 fn disclosure_channels() -> Vec<Channel> {
@@ -120,7 +122,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
             { channel_run_heatmap(&focus_rows, &props.on_open) }
             { channel_level_heatmap(&focus_rows) }
             { forest(shown, settings.threshold) }
-            { run_table(&table_rows, settings.group_by, &sort) }
+            { run_table(&table_rows, settings.group_by, &sort, &props.on_remove) }
         </section>
     }
 }
@@ -420,6 +422,19 @@ fn forest(s: &BatchSummary, threshold: f64) -> Html {
     }
 }
 
+/// Removes the run's file; a scorecard's rows are removed with their
+/// scorecard, in the Runs tab.
+fn remove_button(row: &BatchRow, on_remove: &Callback<u32>) -> Html {
+    match row.file_id {
+        Some(id) => {
+            let onclick = on_remove.reform(move |_: MouseEvent| id);
+            let label = format!("Remove {} from the batch", row.facts.file);
+            html! { <button type="button" class="icon-button" aria-label={label.clone()} title={label} {onclick}>{ "×" }</button> }
+        }
+        None => html! {},
+    }
+}
+
 /// The runs in table order: by group (when grouped), then by the sort column.
 fn sorted_rows<'a>(rows: &[&'a BatchRow], sort: Sort, group_by: Option<GroupBy>) -> Vec<&'a BatchRow> {
     let mut keyed: Vec<(String, [String; 11], &BatchRow)> = rows
@@ -453,7 +468,12 @@ fn runs_csv(rows: &[&BatchRow], group_by: Option<GroupBy>) -> String {
     to_csv(&header, body)
 }
 
-fn run_table(rows: &[&BatchRow], group_by: Option<GroupBy>, sort: &UseStateHandle<Sort>) -> Html {
+fn run_table(
+    rows: &[&BatchRow],
+    group_by: Option<GroupBy>,
+    sort: &UseStateHandle<Sort>,
+    on_remove: &Callback<u32>,
+) -> Html {
     let channels = disclosure_channels();
     let current = **sort;
     let head = |i: usize, title: &str| {
@@ -485,12 +505,14 @@ fn run_table(rows: &[&BatchRow], group_by: Option<GroupBy>, sort: &UseStateHandl
                         if group_by.is_some() { <th scope="col">{ "Group" }</th> }
                         { for RUN_HEADER.iter().enumerate().map(|(i, h)| head(i, h)) }
                         { for channels.iter().map(|c| html! { <th scope="col" class="num">{ format!("RI {}", c.as_str()) }</th> }) }
+                        <th scope="col"><span class="visually-hidden">{ "Remove" }</span></th>
                     </tr></thead>
                     <tbody>{ for rows.iter().take(RUN_ROWS_SHOWN).map(|r| html! {
                         <tr data-run-id={r.facts.run_id.clone()}>
                             if let Some(by) = group_by { <td>{ group_key(&r.facts, by) }</td> }
                             { for run_cells(&r.facts).into_iter().map(|c| html! { <td>{ c }</td> }) }
                             { for channels.iter().map(|&c| html! { <td class="num">{ format_ri(r.facts.ri_on(c)) }</td> }) }
+                            <td class="remove">{ remove_button(r, on_remove) }</td>
                         </tr>
                     }) }</tbody>
                 </table>

@@ -381,6 +381,12 @@ test("in the Batch tab a heatmap cell names its run, channel and value, and a cl
   await page.screenshot({ path: join(outDir, "batch-dark.png"), fullPage: true });
   await page.emulateMedia({ colorScheme: "light" });
 
+  // Removing a run is one click, and every number follows: 9 runs, 4 leaky.
+  await page.click('#batch-run-table tr[data-run-id="run_hr_001"] button[aria-label^="Remove"]');
+  await page.waitForFunction(() => document.querySelector(".batch").dataset.runs === "9");
+  assert.deepEqual((await ratesTable(page))[0], ["(all runs)", "Leak rate", "4", "9", "44.4%", "18.9–73.3%"]);
+  assert.equal(await page.$$eval("#heat-run rect.cell", (c) => c.length), 9 * 6);
+
   await page.click(cell);
   await page.waitForSelector(`.run-detail[data-run-id="${report.run_id}"]`);
   assert.equal(await page.getAttribute("#tab-runs", "aria-selected"), "true");
