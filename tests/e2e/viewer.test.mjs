@@ -395,6 +395,32 @@ test("in the Batch tab a heatmap cell names its run, channel and value, and a cl
   await page.close();
 });
 
+test("Open folder loads a folder's JSON files with their sub-folders, and the Batch tab groups by them", async () => {
+  const { page, errors } = await openViewer();
+  const dir = join(mkdtempSync(join(tmpdir(), "agentrisk-folder-")), "nightly");
+  for (const [sub, names] of [["clean", exampleCases.filter((n) => n.includes("clean"))], ["leaky", exampleCases.filter((n) => !n.includes("clean"))]]) {
+    mkdirSync(join(dir, sub), { recursive: true });
+    for (const n of names) writeFileSync(join(dir, sub, `${n}.json`), traceOf(n));
+  }
+  writeFileSync(join(dir, "notes.txt"), "not a run");
+  await page.setInputFiles("#folder-input", dir);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row, tr.error-row").length === 10);
+  assert.equal(await page.$$eval("tr.error-row", (r) => r.length), 0, "notes.txt is not loaded");
+  await page.click("#tab-batch");
+  await page.selectOption("#group-by", "folder");
+  await page.waitForSelector("#batch-focus");
+  const groups = await page.$$eval("#rates-table tbody tr", (rows) => [...new Set(rows.map((r) => r.dataset.group))]);
+  assert.deepEqual(groups, ["(all runs)", "nightly/clean", "nightly/leaky"]);
+  const leak = await page.$$eval('#rates-table tr[data-metric="Leak rate"]', (rows) => rows.map((r) => [r.dataset.group, r.dataset.k, r.dataset.n]));
+  assert.deepEqual(leak, [["(all runs)", "5", "10"], ["nightly/clean", "0", "5"], ["nightly/leaky", "5", "5"]]);
+  // The charts and verdicts of one group.
+  await page.selectOption("#batch-focus", "nightly/leaky");
+  await page.waitForFunction(() => document.querySelector('.verdict-table tr[data-verdict="Pass"]').dataset.count === "0");
+  assert.equal(await page.$$eval("#heat-run rect.cell", (c) => c.length), 5 * 6);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
   const { page } = await openViewer();
   const tampered = JSON.parse(fixture("ex_education_trace"));
