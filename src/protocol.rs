@@ -173,6 +173,10 @@ pub struct AnalysedTrace {
     /// True when the values to redact could not be known or searched for,
     /// so no event text is sent at all rather than text that might show them.
     pub text_withheld: bool,
+    /// The full matched value of each listed finding, by finding id: shown
+    /// only when the reviewer asks for one finding's value. Kept in the
+    /// page's memory, never in storage or the URL.
+    pub values: HashMap<String, String>,
 }
 
 impl AnalysedTrace {
@@ -311,10 +315,16 @@ fn load(
 /// The page's view of an analysed trace; strips the raw values from the findings.
 fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig, facts: RunFacts) -> AnalysedTrace {
     let mut leaked: Vec<(String, String)> = Vec::new();
+    let mut values = HashMap::new();
     let mut every_value_known = true;
-    for finding in &mut report.findings {
+    for (i, finding) in report.findings.iter_mut().enumerate() {
         match finding.matched_value.take() {
-            Some(value) if !value.is_empty() => leaked.push((value, finding.redacted_value.clone())),
+            Some(value) if !value.is_empty() => {
+                if i < FINDING_LIMIT {
+                    values.insert(finding.finding_id.clone(), value.clone());
+                }
+                leaked.push((value, finding.redacted_value.clone()))
+            }
             Some(_) => {}
             None => every_value_known = false,
         }
@@ -345,6 +355,7 @@ fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig, fa
         events,
         events_total: trace.events.len(),
         text_withheld,
+        values,
         report,
         findings_total,
         facts,

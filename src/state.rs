@@ -148,6 +148,8 @@ pub enum Action {
     /// The worker died: every file still with it fails with this message.
     WorkerFailed(String),
     Select(u32),
+    /// Selects the next (+1) or previous (−1) loaded run in table order.
+    Step(i32),
     CloseRun,
     Remove(u32),
     ShowTab(Tab),
@@ -224,6 +226,20 @@ impl Reducible for State {
             }
             Action::ShowTab(tab) => next.tab = tab,
             Action::SetBatch(settings) => next.batch = settings,
+            Action::Step(by) => {
+                let runs: Vec<u32> =
+                    next.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).map(|f| f.id).collect();
+                if !runs.is_empty() {
+                    let at = next.selected.and_then(|id| runs.iter().position(|r| *r == id));
+                    let index = match at {
+                        Some(i) => (i as i64 + i64::from(by)).clamp(0, runs.len() as i64 - 1) as usize,
+                        None if by < 0 => runs.len() - 1,
+                        None => 0,
+                    };
+                    next.selected = Some(runs[index]);
+                    next.tab = Tab::Runs;
+                }
+            }
             Action::CloseRun => next.selected = None,
             Action::Remove(id) => {
                 next.files.retain(|f| f.id != id);

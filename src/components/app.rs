@@ -4,8 +4,9 @@ use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS};
 use crate::state::{Action, BatchSettings, State, Tab};
 use std::rc::Rc;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DragEvent, FileList, HtmlInputElement};
+use web_sys::{DragEvent, FileList, HtmlDialogElement, HtmlInputElement};
 use yew::prelude::*;
 
 /// The whole page: header with the two ways in, the run table, the run view,
@@ -130,6 +131,67 @@ pub fn app() -> Html {
     let on_remove = Callback::from(move |id| dispatcher.dispatch(Action::Remove(id)));
     let dispatcher = state.dispatcher();
     let on_close = Callback::from(move |_| dispatcher.dispatch(Action::CloseRun));
+
+    let help = use_node_ref();
+    let open_help = {
+        let help = help.clone();
+        Callback::from(move |_: MouseEvent| show_dialog(&help))
+    };
+    let close_help = {
+        let help = help.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(dialog) = help.cast::<HtmlDialogElement>() {
+                dialog.close();
+            }
+        })
+    };
+    let on_toggle_theme = Callback::from(|_: MouseEvent| toggle_theme());
+    {
+        // Keyboard shortcuts, while no text field has the focus.
+        let (dispatcher, file_input, help) = (state.dispatcher(), file_input.clone(), help.clone());
+        use_effect_with((), move |_| {
+            apply_saved_theme();
+            let listener = Closure::<dyn Fn(KeyboardEvent)>::new(move |event: KeyboardEvent| {
+                if event.ctrl_key() || event.meta_key() || event.alt_key() || typing(&event) {
+                    return;
+                }
+                match event.key().as_str() {
+                    "o" => {
+                        if let Some(input) = file_input.cast::<HtmlInputElement>() {
+                            input.click();
+                        }
+                    }
+                    "/" => {
+                        let field = web_sys::window()
+                            .and_then(|w| w.document())
+                            .and_then(|d| d.query_selector("#finding-search, #confidence").ok().flatten())
+                            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+                        if let Some(field) = field {
+                            event.prevent_default();
+                            let _ = field.focus();
+                        }
+                    }
+                    "j" | "n" => dispatcher.dispatch(Action::Step(1)),
+                    "k" | "p" => dispatcher.dispatch(Action::Step(-1)),
+                    "r" => dispatcher.dispatch(Action::ShowTab(Tab::Runs)),
+                    "b" => dispatcher.dispatch(Action::ShowTab(Tab::Batch)),
+                    "t" => toggle_theme(),
+                    "?" => show_dialog(&help),
+                    "Escape" => dispatcher.dispatch(Action::CloseRun),
+                    _ => {}
+                }
+            });
+            let window = web_sys::window();
+            if let Some(w) = &window {
+                let _ = w.add_event_listener_with_callback("keydown", listener.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(w) = window {
+                    let _ = w.remove_event_listener_with_callback("keydown", listener.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
     let dispatcher = state.dispatcher();
     let on_settings = Callback::from(move |settings: BatchSettings| dispatcher.dispatch(Action::SetBatch(settings)));
     let dispatcher = state.dispatcher();
@@ -163,6 +225,8 @@ pub fn app() -> Html {
                     <input id="folder-input" ref={folder_input} class="visually-hidden" type="file" webkitdirectory=true multiple=true
                         tabindex="-1" aria-hidden="true" onchange={on_files_picked} />
                     <button type="button" id="load-example" class="button" onclick={load_example}>{ "Load example" }</button>
+                    <button type="button" id="theme-toggle" class="button" title="Switch between light and dark (t)" onclick={on_toggle_theme}>{ "Light / dark" }</button>
+                    <button type="button" id="help-button" class="button" title="Keyboard shortcuts (?)" aria-haspopup="dialog" onclick={open_help}>{ "?" }</button>
                 </div>
             </header>
             <main>
@@ -191,10 +255,83 @@ pub fn app() -> Html {
             <footer class="foot">
                 { "Runs offline: no server, no analytics, no network requests beyond this site's own files. Scores follow AgentLeak 0.17.0's AgentRisk (RI = WSL / ρ_S). Example reports: AgentLeak, MIT licence." }
             </footer>
+            <dialog class="help" id="help" ref={help} aria-labelledby="help-title">
+                <h2 id="help-title">{ "Keyboard shortcuts" }</h2>
+                <table>
+                    <tbody>
+                        { for SHORTCUTS.iter().map(|(key, what)| html! { <tr><th scope="row"><kbd>{ *key }</kbd></th><td>{ *what }</td></tr> }) }
+                    </tbody>
+                </table>
+                <p class="muted">{ "Shortcuts work while no text field has the focus. Tab and Shift+Tab move between controls; Enter opens a focused run or chart cell." }</p>
+                <button type="button" class="button" id="help-close" onclick={close_help}>{ "Close" }</button>
+            </dialog>
             if *dragging {
                 <div class="drop-overlay" aria-hidden="true"><p>{ "Drop files to load them" }</p></div>
             }
         </div>
+    }
+}
+
+/// The keyboard shortcuts, as the help dialog lists them.
+const SHORTCUTS: [(&str, &str); 9] = [
+    ("o", "open files"),
+    ("/", "search the findings (or, in the Batch tab, set the confidence level)"),
+    ("j or n", "next run"),
+    ("k or p", "previous run"),
+    ("r", "Runs tab"),
+    ("b", "Batch tab"),
+    ("t", "light or dark"),
+    ("?", "this help"),
+    ("Esc", "close the run view or this help"),
+];
+
+/// True when a key goes to a text field, select or other editable element.
+fn typing(event: &KeyboardEvent) -> bool {
+    event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|e| {
+        matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+            || e.closest("[contenteditable]").ok().flatten().is_some()
+    })
+}
+
+fn show_dialog(node: &NodeRef) {
+    if let Some(dialog) = node.cast::<HtmlDialogElement>() {
+        if !dialog.open() {
+            let _ = dialog.show_modal();
+        }
+    }
+}
+
+/// Where the chosen theme is kept: only this word, never anything loaded.
+const THEME_KEY: &str = "agentrisk-theme";
+
+fn root_element() -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.document_element()
+}
+
+fn apply_saved_theme() {
+    let saved = web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(THEME_KEY).ok().flatten());
+    if let (Some(theme @ ("light" | "dark")), Some(root)) = (saved.as_deref(), root_element()) {
+        let _ = root.set_attribute("data-theme", theme);
+    }
+}
+
+/// Light if the page shows dark now, else dark; remembered for next time.
+fn toggle_theme() {
+    let Some(root) = root_element() else { return };
+    let system_dark = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    let dark_now = match root.get_attribute("data-theme").as_deref() {
+        Some("dark") => true,
+        Some("light") => false,
+        _ => system_dark,
+    };
+    let theme = if dark_now { "light" } else { "dark" };
+    let _ = root.set_attribute("data-theme", theme);
+    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = storage.set_item(THEME_KEY, theme);
     }
 }
 

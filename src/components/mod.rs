@@ -5,6 +5,7 @@ pub mod app;
 pub mod batch;
 pub mod download;
 pub mod event_list;
+pub mod findings;
 pub mod heatmap;
 pub mod run_detail;
 pub mod run_table;

@@ -1,10 +1,13 @@
 use super::group_digits;
 use crate::components::event_list::{reveal_event, EventList};
+use crate::components::findings::FindingsTable;
 use crate::components::{format_ri, verdict_class};
 use crate::state::Run;
-use agentrisk::model::{Finding, Level, Report};
+use agentrisk::model::{Level, Report};
+use agentrisk::report::plain_summary;
 use agentrisk::score::BlockReason;
 use std::collections::HashMap;
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -32,15 +35,19 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
         })
     };
     // Finding id → index of the listed event it was found in.
-    let event_of_finding: HashMap<&str, usize> = match &props.run {
+    let event_of_finding: Rc<HashMap<String, usize>> = Rc::new(match &props.run {
         Run::Trace(trace) => trace
             .events
             .iter()
             .enumerate()
             .rev()
-            .flat_map(|(i, e)| e.finding_ids.iter().map(move |id| (id.as_str(), i)))
+            .flat_map(|(i, e)| e.finding_ids.iter().map(move |id| (id.clone(), i)))
             .collect(),
         Run::Report(_) => HashMap::new(),
+    });
+    let values = match &props.run {
+        Run::Trace(trace) => Some(Rc::new(trace.values.clone())),
+        Run::Report(_) => None,
     };
     let (kind, when) = match &props.run {
         Run::Report(_) => ("report", "generated"),
@@ -59,6 +66,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 <button type="button" class="button" onclick={on_close}>{ "Close" }</button>
             </header>
 
+            <p class="plain-summary" id="plain-summary">{ plain_summary(r) }</p>
             <div class="headline">
                 <div class="card">
                     <div class="label">{ "Risk Index" }</div>
@@ -139,28 +147,8 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 if r.findings.is_empty() {
                     <p class="muted">{ "Nothing leaked." }</p>
                 } else {
-                    <div class="table-wrap">
-                        <table class="findings-table">
-                            <thead><tr>
-                                <th scope="col">{ "Channel" }</th><th scope="col">{ "Data type" }</th><th scope="col">{ "Level" }</th>
-                                <th scope="col">{ "Value (redacted)" }</th><th scope="col">{ "Detector" }</th><th scope="col">{ "Event" }</th>
-                                <th scope="col">{ "Source → target" }</th>
-                            </tr></thead>
-                            <tbody>
-                                { for r.findings.iter().map(|f| html! {
-                                    <tr data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.clone()}>
-                                        <td class="mono">{ f.channel.as_str() }</td>
-                                        <td>{ &f.data_type }</td>
-                                        <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>
-                                        <td class="mono">{ &f.redacted_value }</td>
-                                        <td>{ &f.detector }</td>
-                                        <td class="mono">{ event_cell(f, &props.run, event_of_finding.get(f.finding_id.as_str()).copied(), &show_event) }</td>
-                                        <td>{ format!("{} → {}", f.source, f.target) }</td>
-                                    </tr>
-                                }) }
-                            </tbody>
-                        </table>
-                    </div>
+                    <FindingsTable findings={Rc::new(r.findings.clone())} {event_of_finding} on_show_event={show_event}
+                        {values} run_id={r.run_id.clone()} />
                 }
             </section>
 
@@ -203,27 +191,6 @@ fn gate_reasons(run: &Run) -> String {
     }
     let reasons: Vec<String> = reasons.iter().map(BlockReason::describe).collect();
     reasons.join("; ")
-}
-
-/// A finding's event: for a trace, a link to the event's row when it is listed.
-fn event_cell(finding: &Finding, run: &Run, event_index: Option<usize>, show_event: &Callback<usize>) -> Html {
-    match (run, event_index) {
-        (Run::Trace(_), Some(index)) => {
-            let show_event = show_event.clone();
-            let onclick = Callback::from(move |event: MouseEvent| {
-                event.prevent_default();
-                show_event.emit(index);
-            });
-            html! {
-                <a class="event-link" href={format!("#event-{index}")} data-event-index={index.to_string()}
-                    title="Show this event in the event list" {onclick}>{ &finding.event_id }</a>
-            }
-        }
-        (Run::Trace(_), None) => html! {
-            <span title="This event is not among the listed ones">{ &finding.event_id }</span>
-        },
-        (Run::Report(_), _) => html! { { &finding.event_id } },
-    }
 }
 
 fn level_table(report: &Report) -> Html {

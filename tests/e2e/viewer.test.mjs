@@ -421,6 +421,83 @@ test("Open folder loads a folder's JSON files with their sub-folders, and the Ba
   await page.close();
 });
 
+test("the run view's findings filter, search, sort and export exactly the rows shown; a value is revealed only on request", async () => {
+  const { page, requests, errors } = await openViewer();
+  await dropFiles(page, [{ name: "hr.json", text: traceOf("ex_hr_trace") }, { name: "fin.json", text: traceOf("ex_finance_trace") }]);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 2);
+  const report = JSON.parse(fixture("ex_hr_trace"));
+  await page.click(`tr.run-row[data-run-id="${report.run_id}"]`);
+  await page.waitForSelector(".findings-table");
+  // INDEX.md: 6 of 9 secrets leaked; the final answer has no finding.
+  assert.match(await page.textContent("#plain-summary"), /^The final answer is clean, but 6 of 9 secrets( \(\d critical\))? leaked through .+\.$/);
+  const ids = () => page.$$eval(".findings-table tbody tr", (rows) => rows.map((r) => r.dataset.findingId));
+  assert.deepEqual(await ids(), report.findings.map((f) => f.finding_id));
+
+  // Channel filter.
+  await page.selectOption("#filter-channel", "log");
+  const onLog = report.findings.filter((f) => f.channel === "log");
+  assert.ok(onLog.length > 0);
+  assert.deepEqual(await ids(), onLog.map((f) => f.finding_id));
+  await page.selectOption("#filter-channel", "");
+  // Text search (case-insensitive, over every column), then a regex.
+  const type = report.findings[0].data_type;
+  await page.fill("#finding-search", type.toUpperCase());
+  assert.deepEqual(await ids(), report.findings.filter((f) => Object.values(f).some((v) => String(v).toLowerCase().includes(type))).map((f) => f.finding_id));
+  await page.check("#finding-regex");
+  await page.fill("#finding-search", "^(log|tool_call)$");
+  const logOrTool = report.findings.filter((f) => ["log", "tool_call"].includes(f.channel));
+  assert.deepEqual(await ids(), logOrTool.map((f) => f.finding_id));
+  await page.fill("#finding-search", "([");
+  assert.match(await page.textContent(".findings-filters [role=alert]"), /Not a valid regular expression/);
+  await page.fill("#finding-search", "^(log|tool_call)$");
+  // Sort by level, highest first: click twice.
+  await page.click('.findings-table th:nth-child(3) button');
+  await page.click('.findings-table th:nth-child(3) button');
+  const levels = await page.$$eval(".findings-table tbody tr td:nth-child(3)", (c) => c.map((e) => e.textContent));
+  assert.deepEqual(levels, [...levels].sort().reverse());
+  assert.equal(levels.length, logOrTool.length);
+  // The CSV export holds exactly these rows, in this order.
+  const csv = await exported(page, "#export-findings-csv");
+  assert.equal(csv.name, `${report.run_id}-findings.csv`);
+  const lines = csv.text.trimEnd().split("\r\n");
+  assert.equal(lines[0], "Channel,Data type,Level,Value (redacted),Detector,Event,Source,Target");
+  assert.deepEqual(lines.slice(1).map((l) => l.split(",")[2]), levels);
+  const json = JSON.parse((await exported(page, "#export-findings-json")).text);
+  assert.equal(json.length, logOrTool.length);
+  assert.ok(json.every((f) => !("matched_value" in f)));
+
+  // The full value appears only after "reveal" on that one finding.
+  const first = await page.$eval(".findings-table tbody tr", (r) => r.dataset.findingId);
+  const row = `.findings-table tr[data-finding-id="${first}"]`;
+  assert.equal(await page.$$eval(".revealed", (e) => e.length), 0);
+  await page.click(`${row} button.reveal`);
+  const full = await page.textContent(`${row} .revealed`);
+  const redacted = report.findings.find((f) => f.finding_id === first).redacted_value;
+  assert.equal(full.length, redacted.length);
+  assert.notEqual(full, redacted);
+  assert.equal(await page.$$eval(".revealed", (e) => e.length), 1);
+
+  // Shortcuts: next run, help, theme.
+  await page.click("body", { position: { x: 5, y: 5 } });
+  await page.keyboard.press("j");
+  await page.waitForFunction(() => document.querySelector(".run-detail")?.dataset.runId === "run_finance_001");
+  await page.keyboard.press("k");
+  await page.waitForFunction((id) => document.querySelector(".run-detail")?.dataset.runId === id, report.run_id);
+  await page.keyboard.press("?");
+  assert.equal(await page.$eval("#help", (d) => d.open), true);
+  assert.match(await page.textContent("#help"), /next run/);
+  await page.click("#help-close");
+  await page.keyboard.press("t");
+  const theme = await page.$eval("html", (h) => h.dataset.theme);
+  assert.ok(["light", "dark"].includes(theme));
+  await page.keyboard.press("t");
+  assert.notEqual(await page.$eval("html", (h) => h.dataset.theme), theme);
+
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
   const { page } = await openViewer();
   const tampered = JSON.parse(fixture("ex_education_trace"));

@@ -1,0 +1,116 @@
+//! A run in one plain sentence, for the run view's summary: what the final
+//! answer shows, and how many secrets leaked through which other channels.
+
+use crate::model::{Channel, Report};
+
+/// A channel as a reviewer would name it in a sentence.
+pub fn channel_phrase(channel: Channel) -> &'static str {
+    match channel {
+        Channel::UserInput => "user input",
+        Channel::FinalOutput => "the final answer",
+        Channel::InterAgentMessage => "inter-agent messages",
+        Channel::SharedMemory => "shared memory",
+        Channel::ToolCall => "tool calls",
+        Channel::ToolResponse => "tool responses",
+        Channel::Log => "logs",
+        Channel::GeneratedFile => "generated files",
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// E.g. "The final answer is clean, but 3 of 8 secrets (2 critical)
+/// leaked through shared memory and inter-agent messages." From the
+/// report's summary (distinct leaked and vault secrets, critical = L4) and
+/// its channel risks (the channels with findings), so it covers every
+/// finding even when a view lists only some.
+pub fn plain_summary(report: &Report) -> String {
+    let summary = &report.summary;
+    let vault = summary.vault_secrets;
+    if summary.leaked_secrets == 0 {
+        return format!("Nothing leaked: none of the run's {vault} vault secrets shows on a disclosure channel.");
+    }
+    let mut channels: Vec<Channel> = report
+        .channel_risks
+        .iter()
+        .filter(|c| c.finding_count > 0 && c.channel.is_disclosure())
+        .map(|c| c.channel)
+        .collect();
+    channels.sort();
+    channels.dedup();
+    let critical = match summary.level_profile.l4 {
+        0 => String::new(),
+        n if n == summary.leaked_secrets && n > 1 => " (all critical)".to_owned(),
+        n => format!(" ({n} critical)"),
+    };
+    let leaked =
+        format!("{} of {vault} {}{critical}", summary.leaked_secrets, if vault == 1 { "secret" } else { "secrets" });
+    let others: Vec<&str> =
+        channels.iter().filter(|c| **c != Channel::FinalOutput).map(|c| channel_phrase(*c)).collect();
+    let in_output = channels.contains(&Channel::FinalOutput);
+    match (in_output, others.is_empty()) {
+        (false, true) => format!("{} leaked.", capitalise(&leaked)),
+        (false, false) => format!("The final answer is clean, but {leaked} leaked through {}.", and_list(&others)),
+        (true, true) => format!("{} leaked, all through the final answer.", capitalise(&leaked)),
+        (true, false) => {
+            format!("The final answer leaks: {leaked} leaked, through it and through {}.", and_list(&others))
+        }
+    }
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A report that leaked `leaked` of 8 secrets (`critical` of them L4)
+    /// with findings on `channels`.
+    fn report(leaked: u64, critical: u64, channels: &[&str]) -> Report {
+        let risks: Vec<_> = channels
+            .iter()
+            .map(|c| json!({"channel": c, "level": "high", "level_label": "L3", "ri": 0.1, "risk_contribution": 0.1, "finding_count": 2}))
+            .collect();
+        let profile = json!({"L1": 0, "L2": 0, "L3": leaked - critical, "L4": critical});
+        serde_json::from_value(json!({
+            "report": "agentleak", "version": 2, "run_id": "r", "privacy_score": 50, "verdict": "High risk",
+            "risk_index": 0.5, "wsl": 1, "rho_s": 2, "blocked": false,
+            "summary": {"leaked_secrets": leaked, "vault_secrets": 8, "level_profile": profile,
+                        "vault_level_profile": profile, "has_critical": critical > 0},
+            "channel_risks": risks, "findings": [],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn sentences_name_the_final_answer_then_the_other_channels() {
+        assert_eq!(
+            plain_summary(&report(0, 0, &[])),
+            "Nothing leaked: none of the run's 8 vault secrets shows on a disclosure channel."
+        );
+        // Listed in channel order, whatever order the report has.
+        assert_eq!(
+            plain_summary(&report(3, 2, &["log", "shared_memory", "inter_agent_message"])),
+            "The final answer is clean, but 3 of 8 secrets (2 critical) leaked through inter-agent messages, shared memory and logs."
+        );
+        assert_eq!(
+            plain_summary(&report(2, 0, &["final_output", "tool_call"])),
+            "The final answer leaks: 2 of 8 secrets leaked, through it and through tool calls."
+        );
+        assert_eq!(
+            plain_summary(&report(2, 2, &["final_output"])),
+            "2 of 8 secrets (all critical) leaked, all through the final answer."
+        );
+    }
+}

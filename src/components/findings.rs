@@ -1,0 +1,283 @@
+//! A run's findings: filter by channel, level, data type, detector and
+//! party (source or target), search as text or as a regular expression,
+//! sort by any column, export exactly the rows shown. Values are shown
+//! redacted; for a trace analysed here the full value of one finding is
+//! shown only after an explicit click on that finding.
+
+use crate::components::download::download;
+use agentrisk::batch::table::to_csv;
+use agentrisk::model::Finding;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct FindingsProps {
+    pub findings: Rc<Vec<Finding>>,
+    /// Finding id → index of its listed event (traces only).
+    pub event_of_finding: Rc<HashMap<String, usize>>,
+    pub on_show_event: Callback<usize>,
+    /// Full values by finding id, for a trace analysed here.
+    pub values: Option<Rc<HashMap<String, String>>>,
+    /// Names the export files.
+    pub run_id: AttrValue,
+}
+
+/// The columns, in order: heading and the finding's text for it.
+const COLUMNS: [&str; 8] =
+    ["Channel", "Data type", "Level", "Value (redacted)", "Detector", "Event", "Source", "Target"];
+
+fn cell(f: &Finding, column: usize) -> String {
+    match column {
+        0 => f.channel.as_str().to_owned(),
+        1 => f.data_type.clone(),
+        2 => f.level.label().to_owned(),
+        3 => f.redacted_value.clone(),
+        4 => f.detector.clone(),
+        5 => f.event_id.clone(),
+        6 => f.source.clone(),
+        _ => f.target.clone(),
+    }
+}
+
+#[derive(Clone, PartialEq, Default)]
+struct Filters {
+    channel: String,
+    level: String,
+    data_type: String,
+    detector: String,
+    party: String,
+    search: String,
+    regex: bool,
+}
+
+/// The search as a matcher, or why the regular expression is invalid.
+fn matcher(filters: &Filters) -> Result<Option<regex::Regex>, String> {
+    if filters.search.is_empty() {
+        return Ok(None);
+    }
+    let pattern = if filters.regex { filters.search.clone() } else { regex::escape(&filters.search) };
+    regex::RegexBuilder::new(&pattern)
+        .case_insensitive(true)
+        .size_limit(1 << 20)
+        .build()
+        .map(Some)
+        .map_err(|e| format!("Not a valid regular expression: {e}"))
+}
+
+fn keep(f: &Finding, filters: &Filters, search: Option<&regex::Regex>) -> bool {
+    let is = |want: &str, have: &str| want.is_empty() || want == have;
+    let party = filters.party.to_lowercase();
+    is(&filters.channel, f.channel.as_str())
+        && is(&filters.level, f.level.label())
+        && is(&filters.data_type, &f.data_type)
+        && is(&filters.detector, &f.detector)
+        && (party.is_empty() || f.source.to_lowercase().contains(&party) || f.target.to_lowercase().contains(&party))
+        && search.is_none_or(|re| (0..COLUMNS.len()).any(|c| re.is_match(&cell(f, c))))
+}
+
+#[function_component(FindingsTable)]
+pub fn findings_table(props: &FindingsProps) -> Html {
+    let filters = use_state(Filters::default);
+    let sort = use_state(|| None::<(usize, bool)>);
+    let revealed = use_state(BTreeSet::<String>::new);
+
+    let search = matcher(&filters);
+    let mut rows: Vec<&Finding> = match &search {
+        Ok(re) => props.findings.iter().filter(|f| keep(f, &filters, re.as_ref())).collect(),
+        Err(_) => props.findings.iter().collect(),
+    };
+    if let Some((column, descending)) = *sort {
+        rows.sort_by(|a, b| {
+            let order = if column == 2 { a.level.cmp(&b.level) } else { cell(a, column).cmp(&cell(b, column)) };
+            if descending {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+    }
+
+    let options = |values: BTreeSet<String>| values.into_iter().collect::<Vec<_>>();
+    let channels = options(props.findings.iter().map(|f| f.channel.as_str().to_owned()).collect());
+    let levels = options(props.findings.iter().map(|f| f.level.label().to_owned()).collect());
+    let types = options(props.findings.iter().map(|f| f.data_type.clone()).collect());
+    let detectors = options(props.findings.iter().map(|f| f.detector.clone()).collect());
+
+    let set = |apply: fn(&mut Filters, String)| {
+        let filters = filters.clone();
+        Callback::from(move |value: String| {
+            let mut next = (*filters).clone();
+            apply(&mut next, value);
+            filters.set(next);
+        })
+    };
+    let select = |id: &'static str,
+                  label: &'static str,
+                  all: &'static str,
+                  values: &[String],
+                  current: &str,
+                  on: Callback<String>| {
+        let onchange = Callback::from(move |e: Event| on.emit(e.target_unchecked_into::<HtmlSelectElement>().value()));
+        html! {
+            <label>{ label }{ " " }
+                <select {id} {onchange}>
+                    <option value="" selected={current.is_empty()}>{ all }</option>
+                    { for values.iter().map(|v| html! { <option value={v.clone()} selected={v == current}>{ v }</option> }) }
+                </select>
+            </label>
+        }
+    };
+    let text_input = |on: Callback<String>| {
+        Callback::from(move |e: InputEvent| on.emit(e.target_unchecked_into::<HtmlInputElement>().value()))
+    };
+    let on_regex = {
+        let filters = filters.clone();
+        Callback::from(move |e: Event| {
+            let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+            filters.set(Filters { regex: on, ..(*filters).clone() });
+        })
+    };
+
+    let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+    let body: Vec<Vec<String>> = rows.iter().map(|f| (0..COLUMNS.len()).map(|c| cell(f, c)).collect()).collect();
+    let csv = to_csv(&header, body.iter());
+    let json = serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
+    let name = |ext: &str| format!("{}-findings.{ext}", sanitise(&props.run_id));
+    let (csv_name, json_name) = (name("csv"), name("json"));
+    let save_csv = Callback::from(move |_: MouseEvent| download(&csv_name, "text/csv", &csv));
+    let save_json = Callback::from(move |_: MouseEvent| download(&json_name, "application/json", &json));
+
+    let heading = |i: usize| {
+        let sort = sort.clone();
+        let current = *sort;
+        let onclick = Callback::from(move |_: MouseEvent| {
+            let descending = matches!(current, Some((c, false)) if c == i);
+            sort.set(Some((i, descending)));
+        });
+        let state = match current {
+            Some((c, d)) if c == i => {
+                if d {
+                    "descending"
+                } else {
+                    "ascending"
+                }
+            }
+            _ => "none",
+        };
+        html! { <th scope="col" aria-sort={state}><button type="button" class="sort" {onclick}>{ COLUMNS[i] }</button></th> }
+    };
+
+    html! {
+        <div class="findings">
+            <form class="controls findings-filters" role="search" aria-label="Filter findings" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
+                { select("filter-channel", "Channel", "all", &channels, &filters.channel, set(|f, v| f.channel = v)) }
+                { select("filter-level", "Level", "all", &levels, &filters.level, set(|f, v| f.level = v)) }
+                { select("filter-type", "Data type", "all", &types, &filters.data_type, set(|f, v| f.data_type = v)) }
+                { select("filter-detector", "Detector", "all", &detectors, &filters.detector, set(|f, v| f.detector = v)) }
+                <label>{ "Source or target " }<input id="filter-party" type="text" value={filters.party.clone()} oninput={text_input(set(|f, v| f.party = v))} /></label>
+                <label>{ "Search " }<input id="finding-search" type="search" value={filters.search.clone()} oninput={text_input(set(|f, v| f.search = v))} /></label>
+                <label><input id="finding-regex" type="checkbox" checked={filters.regex} onchange={on_regex} />{ " regular expression" }</label>
+                if let Err(message) = &search { <p class="error-message" role="alert">{ message }</p> }
+            </form>
+            <p class="muted findings-count" data-shown={rows.len().to_string()}>
+                { format!("{} of {} findings shown", rows.len(), props.findings.len()) }
+                { " · " }
+                <button type="button" class="link-button" id="export-findings-csv" onclick={save_csv}>{ "CSV" }</button>
+                { " · " }
+                <button type="button" class="link-button" id="export-findings-json" onclick={save_json}>{ "JSON" }</button>
+            </p>
+            <div class="table-wrap">
+                <table class="findings-table">
+                    <thead><tr>{ for (0..COLUMNS.len()).map(heading) }</tr></thead>
+                    <tbody>
+                        { for rows.iter().map(|f| row(f, props, &revealed)) }
+                    </tbody>
+                </table>
+            </div>
+        </div>
+    }
+}
+
+fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<String>>) -> Html {
+    let event = match props.event_of_finding.get(&f.finding_id) {
+        Some(&index) => {
+            let show = props.on_show_event.clone();
+            let onclick = Callback::from(move |event: MouseEvent| {
+                event.prevent_default();
+                show.emit(index);
+            });
+            html! {
+                <a class="event-link" href={format!("#event-{index}")} data-event-index={index.to_string()}
+                    title="Show this event in the event list" {onclick}>{ &f.event_id }</a>
+            }
+        }
+        None => html! { { &f.event_id } },
+    };
+    let full = props.values.as_ref().and_then(|v| v.get(&f.finding_id));
+    let value = match full {
+        Some(full) if revealed.contains(&f.finding_id) => {
+            let id = f.finding_id.clone();
+            let revealed = revealed.clone();
+            let hide = Callback::from(move |_: MouseEvent| {
+                let mut next = (*revealed).clone();
+                next.remove(&id);
+                revealed.set(next);
+            });
+            html! { <><span class="mono revealed">{ visible(full) }</span>{ " " }<button type="button" class="link-button" onclick={hide}>{ "hide" }</button></> }
+        }
+        Some(_) => {
+            let id = f.finding_id.clone();
+            let revealed = revealed.clone();
+            let show = Callback::from(move |_: MouseEvent| {
+                let mut next = (*revealed).clone();
+                next.insert(id.clone());
+                revealed.set(next);
+            });
+            html! {
+                <><span class="mono">{ &f.redacted_value }</span>{ " " }
+                <button type="button" class="link-button reveal" title="Show the full matched value of this finding" onclick={show}>{ "reveal" }</button></>
+            }
+        }
+        None => html! { <span class="mono">{ &f.redacted_value }</span> },
+    };
+    html! {
+        <tr data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.clone()} data-channel={f.channel.as_str()}>
+            <td class="mono">{ f.channel.as_str() }</td>
+            <td>{ &f.data_type }</td>
+            <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>
+            <td class="value">{ value }</td>
+            <td>{ &f.detector }</td>
+            <td class="mono">{ event }</td>
+            <td>{ &f.source }</td>
+            <td>{ &f.target }</td>
+        </tr>
+    }
+}
+
+/// Control and invisible formatting characters shown as visible escapes.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control()
+                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+            {
+                format!("\\u{{{:04X}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A run id made safe as part of a file name.
+fn sanitise(run_id: &str) -> String {
+    let safe: String =
+        run_id.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
+    if safe.is_empty() {
+        "run".to_owned()
+    } else {
+        safe
+    }
+}
