@@ -86,6 +86,31 @@ impl Bridge {
     }
 }
 
+impl Bridge {
+    /// Sends what-if settings as `agentleak.yaml` text (`""`: the
+    /// reference's defaults); the worker analyses every trace again.
+    pub fn send_settings(&self, yaml: &str) {
+        self.post_object(&[("settings", JsValue::from_str(yaml))]);
+    }
+
+    /// Tells the worker a file was removed, so it forgets its bytes.
+    pub fn forget(&self, id: u32) {
+        self.post_object(&[("forget", JsValue::from(id))]);
+    }
+
+    fn post_object(&self, fields: &[(&str, JsValue)]) {
+        let message = js_sys::Object::new();
+        for (key, value) in fields {
+            let _ = js_sys::Reflect::set(&message, &(*key).into(), value);
+        }
+        if self.ready.get() {
+            post(&self.worker, &message);
+        } else {
+            self.queue.borrow_mut().push(message.into());
+        }
+    }
+}
+
 impl Drop for Bridge {
     fn drop(&mut self) {
         self.worker.terminate();

@@ -51,6 +51,10 @@ pub enum FromWorker {
     Progress { id: u32, progress: Progress },
     /// One file is done.
     Done { id: u32, result: FileResult },
+    /// New what-if settings were taken; every file is being analysed again.
+    SettingsApplied,
+    /// What-if settings the core refused, and why (naming the key).
+    SettingsRejected { message: String },
 }
 
 /// What the worker is doing with a large file.
@@ -237,18 +241,22 @@ impl TextPart {
 /// and `folder` the folder it was picked from (empty if none);
 /// `generated_at` is the report time for a trace, from the caller's clock.
 pub fn analyze_bytes(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> FileResult {
-    analyze_bytes_observed(bytes, name, folder, generated_at, &|_| {})
+    analyze_bytes_observed(bytes, name, folder, None, generated_at, &|_| {})
 }
 
-/// [`analyze_bytes`], telling `progress` how far a trace's analysis has come.
+/// [`analyze_bytes`] with a config (`None`: no config file, the
+/// reference's defaults), telling `progress` how far a trace's analysis has
+/// come.
 pub fn analyze_bytes_observed(
     bytes: &[u8],
     name: &str,
     folder: &str,
+    config: Option<&AnalysisConfig>,
     generated_at: String,
     progress: &dyn Fn(agentrisk::pipeline::Progress),
 ) -> FileResult {
-    match detect_kind(bytes) {
+    let kind = detect_kind(bytes);
+    match kind {
         FileKind::Scorecard => {
             return match read_scorecard(bytes) {
                 Ok(rows) => FileResult::Batch(Box::new(BatchOnly {
@@ -271,12 +279,19 @@ pub fn analyze_bytes_observed(
         }
         FileKind::Trace | FileKind::Report => {}
     }
-    let config = AnalysisConfig::default();
+    // A report keeps its stored numbers, and its consistency check assumes
+    // the reference's gate (its thresholds are not stored): what-if
+    // settings apply to traces, which are analysed here.
+    let config = match kind {
+        FileKind::Trace => config.cloned().unwrap_or_default(),
+        _ => AnalysisConfig::default(),
+    };
     // The same run with raw values kept in the findings: the only thing
     // `redact_values` changes is whether findings carry `matched_value`.
     // The worker uses the values to mask them in the event text, then
-    // drops them, so the page gets exactly the default report.
-    let unredacted = AnalysisConfig { redact_values: false, ..AnalysisConfig::default() };
+    // drops them from the report, so the page gets exactly the report the
+    // config gives.
+    let unredacted = AnalysisConfig { redact_values: false, ..config.clone() };
     let loaded = match load(bytes, &unredacted, &generated_at, progress) {
         // Raw values can hold text (a lone surrogate) that their redacted
         // form hides, which only the run with raw values refuses.

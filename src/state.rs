@@ -4,6 +4,7 @@
 
 use crate::protocol::{AnalysedTrace, BatchOnly, FileResult, LoadedReport};
 use agentrisk::batch::{GroupBy, RunFacts, RunResult};
+use agentrisk::config::WhatIf;
 use agentrisk::model::Report;
 use std::rc::Rc;
 use yew::Reducible;
@@ -88,6 +89,7 @@ pub enum Tab {
     #[default]
     Runs,
     Batch,
+    Scoring,
 }
 
 /// How the Batch tab computes and draws its statistics.
@@ -115,7 +117,7 @@ pub struct BatchRow {
     pub facts: RunFacts,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct State {
     pub files: Vec<FileEntry>,
     pub selected: Option<u32>,
@@ -123,6 +125,24 @@ pub struct State {
     pub worker_ready: bool,
     pub tab: Tab,
     pub batch: BatchSettings,
+    /// The what-if settings sent to the worker.
+    pub whatif: WhatIf,
+    /// Why the worker refused the last settings, if it did.
+    pub whatif_rejected: Option<String>,
+}
+
+impl Default for State {
+    fn default() -> State {
+        State {
+            files: Vec::new(),
+            selected: None,
+            worker_ready: false,
+            tab: Tab::default(),
+            batch: BatchSettings::default(),
+            whatif: WhatIf::reference_defaults(),
+            whatif_rejected: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -154,6 +174,12 @@ pub enum Action {
     Remove(u32),
     ShowTab(Tab),
     SetBatch(BatchSettings),
+    /// New what-if settings were sent to the worker.
+    ApplyWhatIf(WhatIf),
+    /// The worker took them.
+    WhatIfAccepted,
+    /// The worker refused them: the message names the key.
+    WhatIfRejected(String),
 }
 
 impl State {
@@ -226,6 +252,12 @@ impl Reducible for State {
             }
             Action::ShowTab(tab) => next.tab = tab,
             Action::SetBatch(settings) => next.batch = settings,
+            Action::ApplyWhatIf(settings) => {
+                next.whatif = settings;
+                next.whatif_rejected = None;
+            }
+            Action::WhatIfAccepted => next.whatif_rejected = None,
+            Action::WhatIfRejected(message) => next.whatif_rejected = Some(message),
             Action::Step(by) => {
                 let runs: Vec<u32> =
                     next.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).map(|f| f.id).collect();

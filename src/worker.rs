@@ -3,8 +3,11 @@
 //! file contents happens here, off the page's main thread.
 
 use crate::protocol::{analyze_bytes_observed, FileResult, FromWorker, Phase, Progress, PROGRESS_FROM_BYTES};
+use agentrisk::batch::{detect_kind, FileKind};
+use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use js_sys::{Reflect, Uint8Array};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, Response};
@@ -26,36 +29,82 @@ pub fn start() {
     post(&scope, &FromWorker::Ready);
 }
 
+thread_local! {
+    /// The what-if config (`None`: the reference's defaults, no config file).
+    static CONFIG: RefCell<Option<AnalysisConfig>> = const { RefCell::new(None) };
+    /// The traces loaded so far, kept so that new settings can analyse them
+    /// again. Removed files are forgotten.
+    static TRACES: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A loaded trace: id, name, folder and bytes.
+type Kept = (u32, String, String, Rc<Vec<u8>>);
+
 async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
+    let text = |key: &str| Reflect::get(&message, &key.into()).ok().and_then(|v| v.as_string());
+    if let Some(yaml) = text("settings") {
+        apply_settings(scope, &yaml);
+        return;
+    }
+    if let Some(id) = Reflect::get(&message, &"forget".into()).ok().and_then(|v| v.as_f64()) {
+        TRACES.with_borrow_mut(|kept| kept.retain(|(kept_id, ..)| *kept_id != id as u32));
+        return;
+    }
     let Some(id) = Reflect::get(&message, &"id".into()).ok().and_then(|v| v.as_f64()) else {
         web_sys::console::error_1(&"worker: message without an id".into());
         return;
     };
     let id = id as u32;
-    let result = match read_bytes(scope, id, &message).await {
+    let (name, folder) = (text("name").unwrap_or_default(), text("folder").unwrap_or_default());
+    match read_bytes(scope, id, &message).await {
         Ok(bytes) => {
-            let size = bytes.len() as u64;
-            let started = js_sys::Date::now();
-            // Posted at each new stage and each further percent; the page
-            // receives them while this worker is still busy.
-            let last: Cell<Option<(Phase, u8)>> = Cell::new(None);
-            let on_progress = |p: agentrisk::pipeline::Progress| {
-                let (phase, percent) = (Phase::from(p.stage), (p.overall() * 100.0).floor() as u8);
-                if last.get() == Some((phase, percent)) || last.get().is_some_and(|(_, was)| was > percent) {
-                    return;
-                }
-                last.set(Some((phase, percent)));
-                let seconds = (js_sys::Date::now() - started) / 1000.0;
-                let mb_per_s = (seconds > 0.05).then(|| size as f64 * p.overall() / 1e6 / seconds);
-                progress(scope, id, Progress { phase, bytes: size, percent: Some(percent), mb_per_s });
-            };
-            let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
-            let text = |key: &str| Reflect::get(&message, &key.into()).ok().and_then(|v| v.as_string());
-            let (name, folder) = (text("name").unwrap_or_default(), text("folder").unwrap_or_default());
-            analyze_bytes_observed(&bytes, &name, &folder, generated_at, &on_progress)
+            let bytes = Rc::new(bytes);
+            if detect_kind(&bytes) == FileKind::Trace {
+                TRACES.with_borrow_mut(|kept| kept.push((id, name.clone(), folder.clone(), bytes.clone())));
+            }
+            analyse(scope, id, &name, &folder, &bytes);
         }
-        Err(message) => FileResult::Error { message },
+        Err(message) => post(scope, &FromWorker::Done { id, result: FileResult::Error { message } }),
+    }
+}
+
+/// Takes new what-if settings (`""`: the reference's defaults) and analyses
+/// every kept trace again with them; refused settings change nothing.
+fn apply_settings(scope: &DedicatedWorkerGlobalScope, yaml: &str) {
+    let config = if yaml.is_empty() { Ok(None) } else { config_from_yaml(yaml).map(Some) };
+    match config {
+        Err(e) => post(scope, &FromWorker::SettingsRejected { message: e.to_string() }),
+        Ok(config) => {
+            CONFIG.with_borrow_mut(|current| *current = config);
+            post(scope, &FromWorker::SettingsApplied);
+            let kept = TRACES.with_borrow(|kept| kept.clone());
+            for (id, name, folder, bytes) in kept {
+                analyse(scope, id, &name, &folder, &bytes);
+            }
+        }
+    }
+}
+
+/// Analyses one file's bytes with the current settings and posts the result.
+fn analyse(scope: &DedicatedWorkerGlobalScope, id: u32, name: &str, folder: &str, bytes: &[u8]) {
+    let size = bytes.len() as u64;
+    let started = js_sys::Date::now();
+    // Posted at each new stage and each further percent; the page
+    // receives them while this worker is still busy.
+    let last: Cell<Option<(Phase, u8)>> = Cell::new(None);
+    let on_progress = |p: agentrisk::pipeline::Progress| {
+        let (phase, percent) = (Phase::from(p.stage), (p.overall() * 100.0).floor() as u8);
+        if last.get() == Some((phase, percent)) || last.get().is_some_and(|(_, was)| was > percent) {
+            return;
+        }
+        last.set(Some((phase, percent)));
+        let seconds = (js_sys::Date::now() - started) / 1000.0;
+        let mb_per_s = (seconds > 0.05).then(|| size as f64 * p.overall() / 1e6 / seconds);
+        progress(scope, id, Progress { phase, bytes: size, percent: Some(percent), mb_per_s });
     };
+    let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
+    let result = CONFIG
+        .with_borrow(|config| analyze_bytes_observed(bytes, name, folder, config.as_ref(), generated_at, &on_progress));
     post(scope, &FromWorker::Done { id, result });
 }
 

@@ -1,8 +1,9 @@
 use crate::bridge::{Bridge, Source};
-use crate::components::{batch::BatchView, run_detail::RunDetail, run_table::RunTable};
+use crate::components::{batch::BatchView, run_detail::RunDetail, run_table::RunTable, scoring::ScoringPanel};
 use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS};
 use crate::state::{Action, BatchSettings, State, Tab};
+use agentrisk::config::{WhatIf, WhatIfVault};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -29,6 +30,8 @@ pub fn app() -> Html {
                     FromWorker::Progress { id, progress } => on_result.dispatch(Action::Progressed { id, progress }),
                     FromWorker::Done { id, result } => on_result.dispatch(Action::Finished { id, result }),
                     FromWorker::Ready => on_result.dispatch(Action::WorkerReady),
+                    FromWorker::SettingsApplied => on_result.dispatch(Action::WhatIfAccepted),
+                    FromWorker::SettingsRejected { message } => on_result.dispatch(Action::WhatIfRejected(message)),
                 }),
                 Callback::from(move |message| on_crash.dispatch(Action::WorkerFailed(message))),
             )
@@ -37,6 +40,7 @@ pub fn app() -> Html {
 
     let add = {
         let dispatcher = state.dispatcher();
+        let bridge = bridge.clone();
         Callback::from(move |items: Vec<Picked>| {
             for Picked { name, folder, source } in items {
                 let id = {
@@ -127,8 +131,28 @@ pub fn app() -> Html {
 
     let dispatcher = state.dispatcher();
     let on_select = Callback::from(move |id| dispatcher.dispatch(Action::Select(id)));
+    let on_remove = {
+        let (dispatcher, bridge) = (state.dispatcher(), bridge.clone());
+        Callback::from(move |id| {
+            if let Ok(bridge) = bridge.as_ref() {
+                bridge.forget(id);
+            }
+            dispatcher.dispatch(Action::Remove(id))
+        })
+    };
+    let on_apply = {
+        let (dispatcher, bridge) = (state.dispatcher(), bridge.clone());
+        Callback::from(move |settings: WhatIf| {
+            let yaml = if settings.is_reference_default() { String::new() } else { settings.to_yaml() };
+            if let Ok(bridge) = bridge.as_ref() {
+                bridge.send_settings(&yaml);
+            }
+            dispatcher.dispatch(Action::ApplyWhatIf(settings));
+        })
+    };
+    let reset_scoring = on_apply.reform(|_: MouseEvent| WhatIf::reference_defaults());
     let dispatcher = state.dispatcher();
-    let on_remove = Callback::from(move |id| dispatcher.dispatch(Action::Remove(id)));
+    let show_scoring = Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::ShowTab(Tab::Scoring)));
     let dispatcher = state.dispatcher();
     let on_close = Callback::from(move |_| dispatcher.dispatch(Action::CloseRun));
 
@@ -240,15 +264,25 @@ pub fn app() -> Html {
                     <nav class="tabs" role="tablist" aria-label="Views">
                         <button type="button" role="tab" id="tab-runs" aria-selected={(state.tab == Tab::Runs).to_string()} onclick={show_runs}>{ "Runs" }</button>
                         <button type="button" role="tab" id="tab-batch" aria-selected={(state.tab == Tab::Batch).to_string()} onclick={show_batch}>{ format!("Batch ({batch_runs} runs)") }</button>
+                        <button type="button" role="tab" id="tab-scoring" aria-selected={(state.tab == Tab::Scoring).to_string()} onclick={show_scoring}>{ "What-if scoring" }</button>
                     </nav>
+                    if !state.whatif.is_reference_default() {
+                        <div class="banner" role="status" id="whatif-banner">
+                            <strong>{ "What-if settings are active: " }</strong>{ describe_whatif(&state.whatif) }
+                            { " Traces are analysed with them; reports keep their stored numbers. " }
+                            <button type="button" class="link-button" onclick={reset_scoring}>{ "Reset to reference defaults" }</button>
+                        </div>
+                    }
                     if state.tab == Tab::Runs {
                         <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} on_remove={on_remove.clone()} />
                         if let Some((entry, run)) = state.selected_run() {
                             // Keyed by file, so a newly shown run starts with no event highlighted.
                             <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close} />
                         }
-                    } else {
+                    } else if state.tab == Tab::Batch {
                         <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} {on_settings} on_open={on_select} {on_remove} />
+                    } else {
+                        <ScoringPanel applied={state.whatif.clone()} rejected={state.whatif_rejected.clone()} {on_apply} />
                     }
                 }
             </main>
@@ -270,6 +304,36 @@ pub fn app() -> Html {
             }
         </div>
     }
+}
+
+/// What differs from the reference's defaults, in a few words.
+fn describe_whatif(w: &WhatIf) -> String {
+    let d = WhatIf::reference_defaults();
+    let mut parts = Vec::new();
+    if w.weights != d.weights {
+        parts.push(format!("weights {:?}", w.weights));
+    }
+    if !w.level_overrides.is_empty() {
+        parts.push(format!("{} level overrides", w.level_overrides.len()));
+    }
+    match &w.vault {
+        WhatIfVault::Observed => {}
+        WhatIfVault::Levels(l) => parts.push(format!("vault of {:?} secrets per level", l)),
+        WhatIfVault::RhoS(r) => parts.push(format!("vault ρ_S {r}")),
+    }
+    if w.fail_below != d.fail_below {
+        parts.push(format!("block below {}", w.fail_below));
+    }
+    if !w.block_on_critical {
+        parts.push("no block on L4".to_owned());
+    }
+    if w.detectors != d.detectors {
+        parts.push("detectors changed".to_owned());
+    }
+    if parts.is_empty() {
+        parts.push("scored as with a config file".to_owned());
+    }
+    format!("{}.", parts.join(", "))
 }
 
 /// The keyboard shortcuts, as the help dialog lists them.

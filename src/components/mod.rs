@@ -9,6 +9,7 @@ pub mod findings;
 pub mod heatmap;
 pub mod run_detail;
 pub mod run_table;
+pub mod scoring;
 
 /// A Risk Index as the viewer prints it: four decimals, like the report.
 pub fn format_ri(ri: f64) -> String {

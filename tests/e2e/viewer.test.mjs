@@ -498,6 +498,54 @@ test("the run view's findings filter, search, sort and export exactly the rows s
   await page.close();
 });
 
+test("what-if scoring analyses the traces again: the RI shown is the CLI's for the exported agentleak.yaml", async () => {
+  const { page, requests, errors } = await openViewer();
+  await dropFiles(page, [{ name: "hr.json", text: traceOf("ex_hr_trace") }, { name: "fin.json", text: traceOf("ex_finance_trace") }]);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 2);
+  const before = await runRows(page);
+  await page.click("#tab-scoring");
+  // An invalid weight names the field and changes nothing.
+  await page.fill("#weight-1", "0");
+  await page.click("#apply-scoring");
+  assert.match(await page.textContent("#scoring-error"), /^scoring\.weights/);
+  assert.equal(await page.$$eval("#whatif-banner", (b) => b.length), 0);
+  // Weights 1, 3, 9, 27 and a gate at 60.
+  for (const [i, w] of [[1, "1"], [2, "3"], [3, "9"], [4, "27"]]) await page.fill(`#weight-${i}`, w);
+  await page.fill("#fail-below", "60");
+  await page.click("#apply-scoring");
+  await page.waitForSelector("#whatif-banner");
+  const yaml = (await exported(page, "#export-config")).text;
+  assert.match(yaml, /weights: \[1, 3, 9, 27\]/);
+  const dir = mkdtempSync(join(tmpdir(), "agentrisk-whatif-"));
+  writeFileSync(join(dir, "agentleak.yaml"), yaml);
+  const expected = {};
+  for (const name of ["ex_hr_trace", "ex_finance_trace"]) {
+    writeFileSync(join(dir, `${name}.json`), traceOf(name));
+    const cli = spawnSync("cargo", ["run", "--offline", "-q", "-p", "agentrisk-cli", "--bin", "agentrisk", "--", "run", "-q",
+      "-c", join(dir, "agentleak.yaml"), "-t", join(dir, `${name}.json`), "-o", "-"], { cwd: root, encoding: "utf8" });
+    const r = JSON.parse(cli.stdout);
+    expected[r.run_id] = [r.risk_index, r.privacy_score, r.verdict, String(r.blocked)];
+  }
+  await page.click("#tab-runs");
+  await page.waitForFunction((want) => [...document.querySelectorAll("tr.run-row")].every((r) => Number(r.dataset.riskIndex) === want[r.dataset.runId][0]), expected);
+  const after = await runRows(page);
+  assert.deepEqual(Object.fromEntries(after.map((r) => [r.runId, [Number(r.riskIndex), Number(r.privacyScore), r.verdict, r.blocked]])), expected);
+  assert.notDeepEqual(after.map((r) => r.riskIndex), before.map((r) => r.riskIndex));
+  // Reset is one click and brings back the reference's numbers.
+  await page.click("#whatif-banner button");
+  await page.waitForFunction(() => !document.querySelector("#whatif-banner"));
+  await page.waitForFunction((want) => [...document.querySelectorAll("tr.run-row")].every((r, i) => r.dataset.riskIndex === want[i]), before.map((r) => r.riskIndex));
+  // An imported config fills the panel and applies it.
+  await page.click("#tab-scoring");
+  await page.setInputFiles("#import-config", { name: "agentleak.yaml", mimeType: "text/yaml", buffer: Buffer.from("scoring:\n  weights: [2, 2, 2, 2]\n") });
+  await page.waitForSelector("#whatif-banner");
+  assert.equal(await page.inputValue("#weight-3"), "2");
+  assert.equal(await page.isChecked("#detector-finance"), false, "a config file switches finance off, as the reference does");
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
   const { page } = await openViewer();
   const tampered = JSON.parse(fixture("ex_education_trace"));

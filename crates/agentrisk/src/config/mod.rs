@@ -17,11 +17,13 @@ mod detection;
 mod lax;
 mod load;
 mod policy;
+mod whatif;
 mod yaml;
 
 pub use detection::{DetectionConfig, DetectionMode, DetectionStatus};
 pub use load::config_from_yaml;
 pub use policy::{facet_matches, FlowRule, PolicyConfig, BUILTIN_TYPE_GROUPS};
+pub use whatif::{WhatIf, WhatIfVault};
 pub use yaml::{MAX_DEPTH, MAX_NODES};
 
 use crate::model::{Channel, Severity};
