@@ -10,11 +10,13 @@
 //! * [`bridge`] — the page's handle on the worker.
 //! * [`state`] — the page state (`Reducible`) and its actions.
 //! * [`components`] — the views.
+//! * [`hash`] — the view state in the URL hash.
 //! * [`charts`] — the Batch tab's charts (plotters), backend-independent.
 
 pub mod bridge;
 pub mod charts;
 pub mod components;
+pub mod hash;
 pub mod protocol;
 pub mod samples;
 pub mod state;

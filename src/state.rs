@@ -129,6 +129,8 @@ pub struct State {
     pub whatif: WhatIf,
     /// Why the worker refused the last settings, if it did.
     pub whatif_rejected: Option<String>,
+    /// A run named by the URL hash, selected once a file of that name loads.
+    pub pending_run: Option<String>,
 }
 
 impl Default for State {
@@ -141,6 +143,7 @@ impl Default for State {
             batch: BatchSettings::default(),
             whatif: WhatIf::reference_defaults(),
             whatif_rejected: None,
+            pending_run: None,
         }
     }
 }
@@ -180,6 +183,9 @@ pub enum Action {
     WhatIfAccepted,
     /// The worker refused them: the message names the key.
     WhatIfRejected(String),
+    /// The view a link's hash describes (its what-if settings are applied
+    /// separately, as they go to the worker).
+    RestoreView(crate::hash::ViewState),
 }
 
 impl State {
@@ -230,7 +236,12 @@ impl Reducible for State {
                 }
             }
             Action::Finished { id, result } => {
+                let loaded = matches!(result, FileResult::Report(_) | FileResult::Trace(_));
                 if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
+                    if loaded && next.pending_run.as_ref() == Some(&entry.name) {
+                        next.pending_run = None;
+                        next.selected = Some(id);
+                    }
                     entry.status = match result {
                         FileResult::Report(loaded) => FileStatus::Loaded(Run::Report(Rc::new(*loaded))),
                         FileResult::Trace(trace) => FileStatus::Loaded(Run::Trace(Rc::new(*trace))),
@@ -257,6 +268,11 @@ impl Reducible for State {
                 next.whatif_rejected = None;
             }
             Action::WhatIfAccepted => next.whatif_rejected = None,
+            Action::RestoreView(view) => {
+                next.tab = view.tab;
+                next.batch = view.batch;
+                next.pending_run = view.run;
+            }
             Action::WhatIfRejected(message) => next.whatif_rejected = Some(message),
             Action::Step(by) => {
                 let runs: Vec<u32> =

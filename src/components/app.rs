@@ -1,5 +1,6 @@
 use crate::bridge::{Bridge, Source};
 use crate::components::{batch::BatchView, run_detail::RunDetail, run_table::RunTable, scoring::ScoringPanel};
+use crate::hash::{from_hash, to_hash, ViewState};
 use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS};
 use crate::state::{Action, BatchSettings, State, Tab};
@@ -151,6 +152,42 @@ pub fn app() -> Html {
         })
     };
     let reset_scoring = on_apply.reform(|_: MouseEvent| WhatIf::reference_defaults());
+    {
+        // A link's hash restores its view once, when the page opens.
+        let (dispatcher, on_apply) = (state.dispatcher(), on_apply.clone());
+        use_effect_with((), move |_| {
+            let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+            if !hash.is_empty() {
+                let view = from_hash(&hash);
+                if !view.whatif.is_reference_default() {
+                    on_apply.emit(view.whatif.clone());
+                }
+                dispatcher.dispatch(Action::RestoreView(view));
+            }
+        });
+    }
+    {
+        // And the hash follows the view, without adding history entries.
+        let run = state.selected_run().map(|(entry, _)| entry.name.clone()).or_else(|| state.pending_run.clone());
+        let view = ViewState { tab: state.tab, run, batch: state.batch, whatif: state.whatif.clone() };
+        use_effect_with(view, |view| {
+            let hash = to_hash(view);
+            if let Some(window) = web_sys::window() {
+                let current = window.location().hash().unwrap_or_default();
+                if current.trim_start_matches('#') != hash {
+                    let url = if hash.is_empty() {
+                        window.location().pathname().unwrap_or_default()
+                            + &window.location().search().unwrap_or_default()
+                    } else {
+                        format!("#{hash}")
+                    };
+                    if let Ok(history) = window.history() {
+                        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+                    }
+                }
+            }
+        });
+    }
     let dispatcher = state.dispatcher();
     let show_scoring = Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::ShowTab(Tab::Scoring)));
     let dispatcher = state.dispatcher();

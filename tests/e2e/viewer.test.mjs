@@ -546,6 +546,43 @@ test("what-if scoring analyses the traces again: the RI shown is the CLI's for t
   await page.close();
 });
 
+test("the view lives in the URL hash: a reload with it reopens the same tab, settings and run once the files are loaded", async () => {
+  const { page, requests, errors } = await openViewer();
+  const files = ["ex_hr_trace", "ex_finance_trace"].map((n) => ({ name: `${n}.json`, text: traceOf(n) }));
+  await dropFiles(page, files);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 2);
+  await page.click('tr.run-row[data-run-id="run_finance_001"]');
+  await page.click("#tab-batch");
+  await page.selectOption("#group-by", "agent");
+  await page.check("#continuity");
+  await page.waitForFunction(() => location.hash.includes("cc=1"));
+  const hash = await page.evaluate(() => location.hash);
+  assert.equal(hash, "#tab=batch&run=ex_finance_trace.json&cc=1&group=agent");
+  // Nothing read from a file is in it: no run id, no value.
+  assert.ok(!hash.includes("run_finance_001"));
+
+  await page.reload();
+  await page.waitForSelector('#dropzone[data-worker="ready"]');
+  await dropFiles(page, files);
+  await page.waitForSelector("#rates-table");
+  assert.equal(await page.getAttribute("#tab-batch", "aria-selected"), "true");
+  assert.equal(await page.inputValue("#group-by"), "agent");
+  assert.equal(await page.isChecked("#continuity"), true);
+  await page.click("#tab-runs");
+  await page.waitForSelector('.run-detail[data-run-id="run_finance_001"]');
+
+  // What-if settings in a link are applied too.
+  await page.evaluate(() => { location.hash = "#w=1,3,9,27"; });
+  await page.reload();
+  await page.waitForSelector('#dropzone[data-worker="ready"]');
+  await dropFiles(page, files.slice(0, 1));
+  await page.waitForSelector("tr.run-row");
+  assert.match(await page.textContent("#whatif-banner"), /weights \[1, 3, 9, 27\]/);
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
   const { page } = await openViewer();
   const tampered = JSON.parse(fixture("ex_education_trace"));

@@ -1,0 +1,237 @@
+//! The view in the URL hash: tab, selected run (by file name), batch
+//! settings and what-if settings, so that a link reopens the same view once
+//! the same files are loaded. Only names the reviewer chose and settings go
+//! in; nothing read from a file (no run id, value or text) ever does.
+//!
+//! Form: `#tab=batch&run=hr.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27&fail=60&l4=0&det=pii,secrets&vault=levels:10,10,10,10&scope=…&ov=email:4;person_name:3`,
+//! every part optional, values percent-encoded.
+
+use crate::state::{BatchSettings, Tab};
+use agentrisk::batch::GroupBy;
+use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
+
+/// What the hash holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewState {
+    pub tab: Tab,
+    /// The file name of the selected run.
+    pub run: Option<String>,
+    pub batch: BatchSettings,
+    pub whatif: WhatIf,
+}
+
+const DETECTORS: [&str; 6] = ["pii", "secrets", "healthcare", "finance", "hr", "keyname"];
+
+fn detector_flags(d: &DetectorToggles) -> [bool; 6] {
+    [d.pii, d.secrets, d.healthcare, d.finance, d.hr, d.keyname]
+}
+
+/// The hash for `view` (without the leading `#`); defaults are left out.
+pub fn to_hash(view: &ViewState) -> String {
+    let mut parts: Vec<(&str, String)> = Vec::new();
+    match view.tab {
+        Tab::Runs => {}
+        Tab::Batch => parts.push(("tab", "batch".into())),
+        Tab::Scoring => parts.push(("tab", "scoring".into())),
+    }
+    if let Some(run) = &view.run {
+        parts.push(("run", run.clone()));
+    }
+    let (b, d) = (&view.batch, BatchSettings::default());
+    if b.confidence != d.confidence {
+        parts.push(("conf", b.confidence.to_string()));
+    }
+    if b.continuity_correction {
+        parts.push(("cc", "1".into()));
+    }
+    if let Some(group) = b.group_by {
+        parts.push(("group", group.as_str().into()));
+    }
+    if b.threshold != d.threshold {
+        parts.push(("thr", (b.threshold * 100.0).to_string()));
+    }
+    let (w, d) = (&view.whatif, WhatIf::reference_defaults());
+    if w.weights != d.weights {
+        parts.push(("w", w.weights.map(|v| v.to_string()).join(",")));
+    }
+    if w.fail_below != d.fail_below {
+        parts.push(("fail", w.fail_below.to_string()));
+    }
+    if !w.block_on_critical {
+        parts.push(("l4", "0".into()));
+    }
+    if w.detectors != d.detectors {
+        let on: Vec<&str> =
+            DETECTORS.iter().zip(detector_flags(&w.detectors)).filter(|(_, on)| *on).map(|(n, _)| *n).collect();
+        parts.push(("det", if on.is_empty() { "none".to_owned() } else { on.join(",") }));
+    }
+    match &w.vault {
+        WhatIfVault::Observed => {}
+        WhatIfVault::Levels(l) => parts.push(("vault", format!("levels:{}", l.map(|v| v.to_string()).join(",")))),
+        WhatIfVault::RhoS(r) => parts.push(("vault", format!("rho:{r}"))),
+    }
+    if !w.scope_def.is_empty() {
+        parts.push(("scope", w.scope_def.clone()));
+    }
+    if !w.level_overrides.is_empty() {
+        let list: Vec<String> = w.level_overrides.iter().map(|(t, l)| format!("{t}:{l}")).collect();
+        parts.push(("ov", list.join(";")));
+    }
+    parts.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect::<Vec<_>>().join("&")
+}
+
+/// The view a hash describes; unreadable parts keep their defaults.
+pub fn from_hash(hash: &str) -> ViewState {
+    let mut view =
+        ViewState { tab: Tab::Runs, run: None, batch: BatchSettings::default(), whatif: WhatIf::reference_defaults() };
+    for part in hash.trim_start_matches('#').split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = part.split_once('=').unwrap_or((part, ""));
+        let value = decode(value);
+        let ints = |text: &str| text.split(',').map(|v| v.trim().parse::<i64>().ok()).collect::<Option<Vec<i64>>>();
+        match key {
+            "tab" => {
+                view.tab = match value.as_str() {
+                    "batch" => Tab::Batch,
+                    "scoring" => Tab::Scoring,
+                    _ => Tab::Runs,
+                }
+            }
+            "run" if !value.is_empty() => view.run = Some(value),
+            "conf" => {
+                if let Some(c) = value.parse::<f64>().ok().filter(|c| *c > 0.0 && *c < 1.0) {
+                    view.batch.confidence = c;
+                }
+            }
+            "cc" => view.batch.continuity_correction = value == "1",
+            "group" => view.batch.group_by = GroupBy::from_name(&value),
+            "thr" => {
+                if let Some(t) = value.parse::<f64>().ok().filter(|t| (0.0..=100.0).contains(t)) {
+                    view.batch.threshold = t / 100.0;
+                }
+            }
+            "w" => {
+                if let Some(&[a, b, c, d]) = ints(&value).as_deref() {
+                    view.whatif.weights = [a, b, c, d];
+                }
+            }
+            "fail" => {
+                if let Ok(f) = value.parse() {
+                    view.whatif.fail_below = f;
+                }
+            }
+            "l4" => view.whatif.block_on_critical = value != "0",
+            "det" => {
+                let on: Vec<&str> = value.split(',').collect();
+                let flag = |name: &str| on.contains(&name);
+                view.whatif.detectors = DetectorToggles {
+                    pii: flag("pii"),
+                    secrets: flag("secrets"),
+                    healthcare: flag("healthcare"),
+                    finance: flag("finance"),
+                    hr: flag("hr"),
+                    keyname: flag("keyname"),
+                };
+            }
+            "vault" => {
+                if let Some(levels) = value.strip_prefix("levels:") {
+                    if let Some(&[a, b, c, d]) = ints(levels).as_deref() {
+                        view.whatif.vault = WhatIfVault::Levels([a, b, c, d]);
+                    }
+                } else if let Some(r) = value.strip_prefix("rho:").and_then(|r| r.parse().ok()) {
+                    view.whatif.vault = WhatIfVault::RhoS(r);
+                }
+            }
+            "scope" => view.whatif.scope_def = value,
+            "ov" => {
+                view.whatif.level_overrides = value
+                    .split(';')
+                    .filter_map(|pair| {
+                        let (t, l) = pair.rsplit_once(':')?;
+                        Some((t.to_owned(), l.parse().ok()?))
+                    })
+                    .collect();
+            }
+            _ => {}
+        }
+    }
+    view
+}
+
+/// Percent-encodes everything but unreserved characters.
+fn encode(text: &str) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b',' | b':' | b';' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (byte, ..) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_view_survives_the_hash() {
+        let view = ViewState {
+            tab: Tab::Batch,
+            run: Some("nightly/hr run #2 & more.json".into()),
+            batch: BatchSettings {
+                confidence: 0.9,
+                continuity_correction: true,
+                group_by: Some(GroupBy::Agent),
+                threshold: 0.25,
+            },
+            whatif: WhatIf {
+                weights: [1, 3, 9, 27],
+                level_overrides: vec![("email".into(), 4), ("person_name".into(), 3)],
+                vault: WhatIfVault::Levels([10, 10, 10, 10]),
+                scope_def: "40 secrets; audited".into(),
+                fail_below: 60,
+                block_on_critical: false,
+                detectors: DetectorToggles { finance: false, ..DetectorToggles::ALL_ON },
+            },
+        };
+        let hash = to_hash(&view);
+        assert!(
+            hash.starts_with(
+                "tab=batch&run=nightly%2Fhr%20run%20%232%20%26%20more.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27"
+            ),
+            "{hash}"
+        );
+        assert_eq!(from_hash(&format!("#{hash}")), view);
+    }
+
+    #[test]
+    fn defaults_make_an_empty_hash_and_junk_is_ignored() {
+        let defaults = from_hash("");
+        assert_eq!(to_hash(&defaults), "");
+        assert_eq!(defaults.whatif, WhatIf::reference_defaults());
+        let junk = from_hash("#conf=7&w=1,2&thr=abc&vault=levels:1&tab=nope&x=%zz");
+        assert_eq!(junk, defaults);
+    }
+}
