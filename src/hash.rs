@@ -32,6 +32,7 @@ pub fn to_hash(view: &ViewState) -> String {
     match view.tab {
         Tab::Runs => {}
         Tab::Batch => parts.push(("tab", "batch".into())),
+        Tab::Compare => parts.push(("tab", "compare".into())),
         Tab::Scoring => parts.push(("tab", "scoring".into())),
     }
     if let Some(run) = &view.run {
@@ -92,6 +93,7 @@ pub fn from_hash(hash: &str) -> ViewState {
             "tab" => {
                 view.tab = match value.as_str() {
                     "batch" => Tab::Batch,
+                    "compare" => Tab::Compare,
                     "scoring" => Tab::Scoring,
                     _ => Tab::Runs,
                 }

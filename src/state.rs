@@ -89,6 +89,7 @@ pub enum Tab {
     #[default]
     Runs,
     Batch,
+    Compare,
     Scoring,
 }
 

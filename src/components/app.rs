@@ -1,5 +1,7 @@
 use crate::bridge::{Bridge, Source};
-use crate::components::{batch::BatchView, run_detail::RunDetail, run_table::RunTable, scoring::ScoringPanel};
+use crate::components::{
+    batch::BatchView, compare::CompareView, run_detail::RunDetail, run_table::RunTable, scoring::ScoringPanel,
+};
 use crate::hash::{from_hash, to_hash, ViewState};
 use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS};
@@ -189,6 +191,8 @@ pub fn app() -> Html {
         });
     }
     let dispatcher = state.dispatcher();
+    let show_compare = Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::ShowTab(Tab::Compare)));
+    let dispatcher = state.dispatcher();
     let show_scoring = Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::ShowTab(Tab::Scoring)));
     let dispatcher = state.dispatcher();
     let on_close = Callback::from(move |_| dispatcher.dispatch(Action::CloseRun));
@@ -301,6 +305,7 @@ pub fn app() -> Html {
                     <nav class="tabs" role="tablist" aria-label="Views">
                         <button type="button" role="tab" id="tab-runs" aria-selected={(state.tab == Tab::Runs).to_string()} onclick={show_runs}>{ "Runs" }</button>
                         <button type="button" role="tab" id="tab-batch" aria-selected={(state.tab == Tab::Batch).to_string()} onclick={show_batch}>{ format!("Batch ({batch_runs} runs)") }</button>
+                        <button type="button" role="tab" id="tab-compare" aria-selected={(state.tab == Tab::Compare).to_string()} onclick={show_compare}>{ "Compare" }</button>
                         <button type="button" role="tab" id="tab-scoring" aria-selected={(state.tab == Tab::Scoring).to_string()} onclick={show_scoring}>{ "What-if scoring" }</button>
                     </nav>
                     if !state.whatif.is_reference_default() {
@@ -318,6 +323,8 @@ pub fn app() -> Html {
                         }
                     } else if state.tab == Tab::Batch {
                         <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} {on_settings} on_open={on_select} {on_remove} />
+                    } else if state.tab == Tab::Compare {
+                        <CompareView files={state.files.clone()} rows={batch.0.clone()} settings={state.batch} />
                     } else {
                         <ScoringPanel applied={state.whatif.clone()} rejected={state.whatif_rejected.clone()} {on_apply} />
                     }

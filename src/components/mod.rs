@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod batch;
+pub mod compare;
 pub mod download;
 pub mod event_list;
 pub mod findings;

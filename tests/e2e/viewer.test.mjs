@@ -583,6 +583,42 @@ test("the view lives in the URL hash: a reload with it reopens the same tab, set
   await page.close();
 });
 
+test("comparing a leaky and a clean run lists the leaky run's secrets; comparing groups shows both intervals", async () => {
+  const { page, requests, errors } = await openViewer();
+  const names = ["ex_hr_trace", "ex_hr_clean_trace", "ex_finance_trace", "ex_finance_clean_trace"];
+  await dropFiles(page, names.map((n) => ({ name: `${n}.json`, text: traceOf(n) })));
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 4);
+  await page.click("#tab-compare");
+  const value = (name) => page.$eval("#compare-a", (s, name) => [...s.options].find((o) => o.textContent === `run ${name}.json`).value, name);
+  await page.selectOption("#compare-a", await value("ex_hr_trace"));
+  await page.selectOption("#compare-b", await value("ex_hr_clean_trace"));
+  await page.waitForSelector("#compare-deltas");
+  const leaky = JSON.parse(fixture("ex_hr_trace"));
+  const expected = [...new Set(leaky.findings.map((f) => `${f.data_type}|${f.redacted_value}|${f.channel}`))].sort();
+  const onlyA = await page.$$eval("#only-in-a tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent).join("|")));
+  assert.deepEqual([...onlyA].sort(), expected);
+  assert.equal(await page.$$eval("#only-in-b tbody tr", (r) => r.length), 0);
+  assert.equal(await page.textContent('#compare-deltas tr[data-field="Risk Index"] td:nth-child(4)'), `${(-leaky.risk_index).toFixed(4)}`);
+  assert.deepEqual([...new Set(await page.$$eval("#compare-channels tbody tr", (r) => r.map((e) => e.dataset.direction)))], ["better"]);
+
+  // Groups: by scenario family, then the leaky pair against the clean pair.
+  await page.click("#tab-batch");
+  await page.selectOption("#group-by", "agent");
+  await page.click("#tab-compare");
+  await page.selectOption("#compare-a", "group:hr_case_agent");
+  await page.selectOption("#compare-b", "group:loan_review_agent");
+  await page.waitForSelector("#compare-groups");
+  const leak = await page.$$eval('#compare-groups tr[data-metric="Leak rate"] td', (c) => c.map((e) => e.textContent));
+  assert.deepEqual(leak, ["1/2 · 50.0% (9.5–90.5%)", "1/2 · 50.0% (9.5–90.5%)", "overlap"]);
+  mkdirSync(outDir, { recursive: true });
+  await page.screenshot({ path: join(outDir, "compare.png"), fullPage: true });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: join(outDir, "compare-dark.png"), fullPage: true });
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
   const { page } = await openViewer();
   const tampered = JSON.parse(fixture("ex_education_trace"));

@@ -11,6 +11,7 @@
 
 pub mod analyze;
 pub mod batch;
+pub mod compare;
 pub mod config;
 pub mod detect;
 pub mod model;

@@ -184,3 +184,30 @@ fn bad_scorecards_name_the_problem() {
     let truncated = br#"{"format": "agentrisk-scorecard", "version": 1, "runs": ["#;
     assert!(read_scorecard(truncated).unwrap_err().to_string().starts_with("invalid JSON at line 1"));
 }
+
+#[test]
+fn a_leaky_and_a_clean_run_compare_secret_by_secret() {
+    use agentrisk::compare::compare_runs;
+    let report = |case: &str| agentrisk::load_report(&bytes(case, "report.default.json")).unwrap();
+    let (leaky, clean) = (report("ex_hr_trace"), report("ex_hr_clean_trace"));
+    let c = compare_runs(&leaky, &clean);
+    // Every distinct (type, redacted value, channel) of the leaky run's
+    // findings is only in A; the clean run leaked nothing.
+    let mut expected: Vec<(String, String, Channel)> =
+        leaky.findings.iter().map(|f| (f.data_type.clone(), f.redacted_value.clone(), f.channel)).collect();
+    expected.sort();
+    expected.dedup();
+    let got: Vec<(String, String, Channel)> =
+        c.only_in_a.iter().map(|s| (s.data_type.clone(), s.redacted_value.clone(), s.channel)).collect();
+    let mut got_sorted = got.clone();
+    got_sorted.sort();
+    assert_eq!(got_sorted, expected);
+    assert!(c.only_in_b.is_empty() && c.in_both == 0);
+    // RI 0.5833 → 0: better on every channel that had risk.
+    assert_eq!(c.deltas[0].change.map(|d| (d * 10_000.0).round()), Some(-5833.0));
+    assert!(!c.channels.is_empty() && c.channels.iter().all(|ch| ch.direction() == "better"));
+    // Compared with itself: nothing differs.
+    let same = compare_runs(&leaky, &leaky);
+    assert!(same.only_in_a.is_empty() && same.only_in_b.is_empty());
+    assert_eq!(same.in_both, expected.len());
+}
