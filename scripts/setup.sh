@@ -39,7 +39,7 @@ if wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $wb_version"; the
   cargo install wasm-bindgen-cli --version "$wb_version"
 fi
 
-step "npm tools (binaryen wasm-opt, playwright-core)"
+step "npm tools (binaryen wasm-opt, playwright-core, axe-core)"
 if [ -x node_modules/.bin/wasm-opt ] && [ -f node_modules/.stamp ] && [ ! package-lock.json -nt node_modules/.stamp ]; then
   echo "present"
 else

@@ -619,6 +619,45 @@ test("comparing a leaky and a clean run lists the leaky run's secrets; comparing
   await page.close();
 });
 
+/** axe-core's serious and critical violations on the page as it is (run through the devtools protocol, outside the page's CSP). */
+async function accessibilityProblems(page) {
+  const source = readFileSync(join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
+  const results = await page.evaluate(async (source) => {
+    if (!window.axe) (0, eval)(source);
+    return window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } });
+  }, source);
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+test("axe-core finds no serious or critical accessibility problem on the main views, light and dark", async () => {
+  const { page, errors } = await openViewer();
+  const views = {};
+  views.empty = await accessibilityProblems(page);
+  await dropFiles(page, ["ex_hr_trace", "ex_hr_clean_trace", "ex_finance_trace"].map((n) => ({ name: `${n}.json`, text: traceOf(n) })));
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 3);
+  await page.click('tr.run-row[data-run-id="run_hr_001"]');
+  await page.waitForSelector(".events-table");
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.click("#tab-runs");
+    views[`run view ${scheme}`] = await accessibilityProblems(page);
+    await page.click("#tab-batch");
+    await page.waitForSelector("#rates-table");
+    views[`batch ${scheme}`] = await accessibilityProblems(page);
+    await page.click("#tab-compare");
+    views[`compare ${scheme}`] = await accessibilityProblems(page);
+    await page.click("#tab-scoring");
+    views[`scoring ${scheme}`] = await accessibilityProblems(page);
+  }
+  await page.click("#help-button");
+  views.help = await accessibilityProblems(page);
+  for (const [view, problems] of Object.entries(views)) assert.deepEqual(problems, [], view);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
   const { page } = await openViewer();
   const tampered = JSON.parse(fixture("ex_education_trace"));
