@@ -294,6 +294,9 @@ pub fn app() -> Html {
                     <button type="button" id="help-button" class="button" title="Keyboard shortcuts (?)" aria-haspopup="dialog" onclick={open_help}>{ "?" }</button>
                 </div>
             </header>
+            <div class="print-header" aria-hidden="true">
+                { print_header(&state) }
+            </div>
             <main>
                 if state.files.is_empty() {
                     <section class="empty">
@@ -348,6 +351,24 @@ pub fn app() -> Html {
             }
         </div>
     }
+}
+
+/// The header of a printed page: when, which files, which settings.
+fn print_header(state: &State) -> String {
+    let when = String::from(js_sys::Date::new_0().to_locale_string("en-GB", &JsValue::UNDEFINED));
+    let names: Vec<&str> = state.files.iter().map(|f| f.name.as_str()).collect();
+    let settings = if state.whatif.is_reference_default() {
+        "AgentLeak's reference defaults".to_owned()
+    } else {
+        format!("what-if: {}", describe_whatif(&state.whatif))
+    };
+    format!(
+        "AgentRisk Viewer · printed {when} · {} files: {} · scoring: {settings} · batch intervals: Wilson, {}%{}",
+        names.len(),
+        names.join(", "),
+        state.batch.confidence * 100.0,
+        if state.batch.continuity_correction { ", continuity correction" } else { "" }
+    )
 }
 
 /// What differs from the reference's defaults, in a few words.

@@ -9,7 +9,8 @@ use crate::components::heatmap::{HeatmapView, Unit};
 use crate::components::verdict_class;
 use crate::state::{BatchRow, BatchSettings};
 use agentrisk::batch::table::{
-    format_ri, interval_text, percent, rate_cells, rate_header, rate_rows, run_cells, to_csv, RUN_HEADER,
+    format_ri, interval_text, markdown_batch, percent, rate_cells, rate_header, rate_rows, run_cells, to_csv,
+    RUN_HEADER,
 };
 use agentrisk::batch::{
     channel_level_leaks, group_key, summarise, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard,
@@ -89,6 +90,8 @@ pub fn batch_view(props: &BatchProps) -> Html {
         })
     };
     let save_rates = Callback::from(move |_: MouseEvent| download("agentrisk-rates.csv", "text/csv", &rate_csv));
+    let markdown = markdown_batch(&summary, &method);
+    let save_markdown = Callback::from(move |_: MouseEvent| download("agentrisk-batch.md", "text/markdown", &markdown));
     let save_runs = Callback::from(move |_: MouseEvent| download("agentrisk-runs.csv", "text/csv", &run_csv));
 
     html! {
@@ -104,6 +107,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
                     <button type="button" class="button" id="export-scorecard" onclick={scorecard}>{ "Scorecard JSON" }</button>
                     <button type="button" class="button" id="export-rates" onclick={save_rates}>{ "Rates CSV" }</button>
                     <button type="button" class="button" id="export-runs" onclick={save_runs}>{ "Runs CSV" }</button>
+                    <button type="button" class="button" id="export-batch-markdown" onclick={save_markdown}>{ "Markdown" }</button>
                 </div>
             </header>
             <Controls settings={settings} on_settings={props.on_settings.clone()} />

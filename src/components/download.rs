@@ -25,3 +25,14 @@ fn try_download(name: &str, mime: &str, text: &str) -> Result<(), wasm_bindgen::
     Url::revoke_object_url(&url)?;
     Ok(())
 }
+
+/// Prints the page in a mode the print stylesheet reads: `summary` (the
+/// headline, profiles and channels) or `expanded` (every listed finding,
+/// and only the events that have findings).
+pub fn print_page(mode: &str) {
+    let Some(window) = web_sys::window() else { return };
+    if let Some(root) = window.document().and_then(|d| d.document_element()) {
+        let _ = root.set_attribute("data-print", mode);
+    }
+    let _ = window.print();
+}

@@ -1,10 +1,11 @@
 use super::group_digits;
+use crate::components::download::{download, print_page};
 use crate::components::event_list::{reveal_event, EventList};
 use crate::components::findings::FindingsTable;
 use crate::components::{format_ri, verdict_class};
 use crate::state::Run;
 use agentrisk::model::{Level, Report};
-use agentrisk::report::plain_summary;
+use agentrisk::report::{markdown_run, plain_summary};
 use agentrisk::score::BlockReason;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -49,6 +50,13 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
         Run::Trace(trace) => Some(Rc::new(trace.values.clone())),
         Run::Report(_) => None,
     };
+    let save_markdown = {
+        let (markdown, name) =
+            (markdown_run(r, &props.file_name), format!("{}-summary.md", props.file_name.trim_end_matches(".json")));
+        Callback::from(move |_: MouseEvent| download(&name, "text/markdown", &markdown))
+    };
+    let print_summary = Callback::from(|_: MouseEvent| print_page("summary"));
+    let print_expanded = Callback::from(|_: MouseEvent| print_page("expanded"));
     let (kind, when) = match &props.run {
         Run::Report(_) => ("report", "generated"),
         Run::Trace(_) => ("trace, analysed here", "analysed"),
@@ -63,7 +71,12 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                         if !r.generated_at.is_empty() { { format!(" · {when} {}", r.generated_at) } }
                     </p>
                 </div>
-                <button type="button" class="button" onclick={on_close}>{ "Close" }</button>
+                <div class="actions">
+                    <button type="button" class="button" id="export-markdown" onclick={save_markdown}>{ "Markdown" }</button>
+                    <button type="button" class="button" id="print-summary" onclick={print_summary}>{ "Print summary" }</button>
+                    <button type="button" class="button" id="print-expanded" onclick={print_expanded}>{ "Print all findings" }</button>
+                    <button type="button" class="button" onclick={on_close}>{ "Close" }</button>
+                </div>
             </header>
 
             <p class="plain-summary" id="plain-summary">{ plain_summary(r) }</p>

@@ -1,5 +1,7 @@
+use crate::components::download::download;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{FileEntry, FileStatus, Run};
+use agentrisk::batch::table::to_csv;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -21,12 +23,17 @@ pub struct RunTableProps {
 pub fn run_table(props: &RunTableProps) -> Html {
     let loaded = props.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).count();
     let failed = props.files.iter().filter(|f| matches!(f.status, FileStatus::Failed(_))).count();
+    let csv = runs_csv(&props.files);
+    let save_csv = Callback::from(move |_: MouseEvent| download("agentrisk-run-table.csv", "text/csv", &csv));
     html! {
         <section class="runs" aria-labelledby="runs-title">
-            <h2 id="runs-title">
-                { "Runs" }
-                <span class="count">{ format!(" {loaded} loaded") }{ if failed > 0 { format!(", {failed} with errors") } else { String::new() } }</span>
-            </h2>
+            <header class="detail-head">
+                <h2 id="runs-title">
+                    { "Runs" }
+                    <span class="count">{ format!(" {loaded} loaded") }{ if failed > 0 { format!(", {failed} with errors") } else { String::new() } }</span>
+                </h2>
+                <button type="button" class="button" id="export-run-table" onclick={save_csv}>{ "Runs CSV" }</button>
+            </header>
             <div class="table-wrap">
                 <table class="run-table">
                     <thead>
@@ -49,6 +56,50 @@ pub fn run_table(props: &RunTableProps) -> Html {
             </div>
         </section>
     }
+}
+
+/// The run table as on screen: one row per file, in table order, with the
+/// same columns (an error or pending file says so in the Check column).
+fn runs_csv(files: &[FileEntry]) -> String {
+    let header: Vec<String> = ["File", "Run id", "Agent", "Risk Index", "Privacy score", "Verdict", "Gate", "Check"]
+        .map(String::from)
+        .to_vec();
+    let rows = files.iter().map(|entry| {
+        let mut cells = vec![entry.name.clone()];
+        match &entry.status {
+            FileStatus::Loaded(run) => {
+                let r = run.report();
+                let check = match run {
+                    Run::Trace(_) => "analysed here",
+                    Run::Report(loaded) if loaded.rescore.consistent => "consistent",
+                    Run::Report(_) => "inconsistent",
+                };
+                cells.extend([
+                    r.run_id.clone(),
+                    r.agent_name.clone(),
+                    format_ri(r.risk_index),
+                    r.privacy_score.to_string(),
+                    r.verdict.clone(),
+                    if r.blocked { "Blocked" } else { "Not blocked" }.to_owned(),
+                    check.to_owned(),
+                ]);
+            }
+            FileStatus::Batch(only) => {
+                cells.extend(vec![String::new(); 6]);
+                cells.push(format!("{}: {} runs", only.kind, only.runs.len()));
+            }
+            FileStatus::Failed(message) => {
+                cells.extend(vec![String::new(); 6]);
+                cells.push(format!("not loaded: {message}"));
+            }
+            FileStatus::Working(_) => {
+                cells.extend(vec![String::new(); 6]);
+                cells.push("loading".to_owned());
+            }
+        }
+        cells
+    });
+    to_csv(&header, rows)
 }
 
 fn row(entry: &FileEntry, props: &RunTableProps) -> Html {

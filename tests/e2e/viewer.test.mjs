@@ -658,6 +658,38 @@ test("axe-core finds no serious or critical accessibility problem on the main vi
   await page.close();
 });
 
+test("print: a summary mode and an expanded mode with a page header, saved as PDFs; Markdown and run-table exports", async () => {
+  const { page, errors } = await openViewer();
+  await dropFiles(page, [{ name: "hr.json", text: traceOf("ex_hr_trace") }, { name: "bad.json", text: "{" }]);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row, tr.error-row").length === 2);
+  const table = (await exported(page, "#export-run-table")).text.trimEnd().split("\r\n");
+  assert.equal(table.length, 3);
+  assert.match(table[1], /^hr\.json,run_hr_001,hr_case_agent,0\.5833,42,High risk,Not blocked,analysed here$/);
+  assert.match(table[2], /^bad\.json,,,,,,,"not loaded: line 1, column 2: invalid JSON/);
+  await page.click('tr.run-row[data-run-id="run_hr_001"]');
+  await page.waitForSelector(".events-table");
+  const md = (await exported(page, "#export-markdown")).text;
+  assert.ok(md.startsWith("# Run `run_hr_001`\n"), md);
+  assert.match(md, /\| 0\.5833 \| 42 \| High risk \| not blocked \|/);
+
+  await page.emulateMedia({ media: "print" });
+  const shown = (sel) => page.$$eval(sel, (els) => els.filter((e) => getComputedStyle(e).display !== "none").length);
+  assert.equal(await shown(".print-header"), 1);
+  assert.match(await page.textContent(".print-header"), /printed .* · 2 files: hr\.json, bad\.json · scoring: AgentLeak's reference defaults/);
+  assert.equal(await shown(".tabs, header.top .actions"), 0);
+  await page.evaluate(() => document.documentElement.setAttribute("data-print", "summary"));
+  assert.equal(await shown(".run-detail .findings"), 0);
+  mkdirSync(outDir, { recursive: true });
+  await page.pdf({ path: join(outDir, "run-summary.pdf"), format: "A4", printBackground: true });
+  await page.evaluate(() => document.documentElement.setAttribute("data-print", "expanded"));
+  assert.equal(await shown(".run-detail .findings"), 1);
+  const events = await page.$$eval(".event-row", (rows) => rows.map((r) => [r.classList.contains("has-finding"), getComputedStyle(r).display !== "none"]));
+  assert.ok(events.some(([f]) => !f) && events.every(([f, visible]) => f === visible), "only events with findings print");
+  await page.pdf({ path: join(outDir, "run-expanded.pdf"), format: "A4", printBackground: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
   const { page } = await openViewer();
   const tampered = JSON.parse(fixture("ex_education_trace"));

@@ -15,7 +15,7 @@ mod rescore;
 
 pub use build::{build_report, ReportOptions, RunFacts};
 pub use load::{load_report, LoadError};
-pub use plain::{channel_phrase, plain_summary};
+pub use plain::{channel_phrase, markdown_run, plain_summary};
 pub use rescore::{rescore_report, Mismatch, Recomputed, Rescore};
 
 use crate::model::Report;

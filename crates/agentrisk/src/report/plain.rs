@@ -114,3 +114,79 @@ mod tests {
         );
     }
 }
+
+/// A run as a short Markdown document for hand-over: headline numbers, the
+/// plain summary, the level profile, channel risks and the findings listed
+/// in the report (values redacted as the report has them).
+pub fn markdown_run(report: &Report, file: &str) -> String {
+    let cell = |text: &str| text.replace('|', "\\|").replace(['\n', '\r'], " ");
+    let mut md = format!("# Run `{}`\n\n", cell(&report.run_id));
+    md.push_str(&format!(
+        "File {} · agent {} · scenario {} · {} events\n\n",
+        cell(file),
+        cell(&report.agent_name),
+        cell(report.scenario_id.as_deref().unwrap_or("—")),
+        report.event_count
+    ));
+    md.push_str(&format!(
+        "| Risk Index | Privacy score | Verdict | Gate |\n|---:|---:|---|---|\n| {:.4} | {} | {} | {} |\n\n",
+        report.risk_index,
+        report.privacy_score,
+        cell(&report.verdict),
+        if report.blocked { "blocked" } else { "not blocked" }
+    ));
+    md.push_str(&format!("{}\n\n", plain_summary(report)));
+    md.push_str("| Level | Leaked | Vault |\n|---|---:|---:|\n");
+    for level in crate::model::Level::ALL.iter().rev() {
+        md.push_str(&format!(
+            "| {} | {} | {} |\n",
+            level.label(),
+            report.summary.level_profile.get(*level),
+            report.summary.vault_level_profile.get(*level)
+        ));
+    }
+    if !report.channel_risks.is_empty() {
+        md.push_str("\n| Channel | RI | Findings |\n|---|---:|---:|\n");
+        for c in &report.channel_risks {
+            md.push_str(&format!("| {} | {:.4} | {} |\n", c.channel.as_str(), c.ri, c.finding_count));
+        }
+    }
+    if !report.findings.is_empty() {
+        md.push_str("\n| Channel | Data type | Level | Value (redacted) | Event |\n|---|---|---|---|---|\n");
+        for f in &report.findings {
+            md.push_str(&format!(
+                "| {} | {} | {} | `{}` | {} |\n",
+                f.channel.as_str(),
+                cell(&f.data_type),
+                f.level.label(),
+                cell(&f.redacted_value).replace('`', "'"),
+                cell(&f.event_id)
+            ));
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod markdown_tests {
+    use super::*;
+
+    #[test]
+    fn a_run_in_markdown_escapes_table_cells() {
+        let report: Report = serde_json::from_value(serde_json::json!({
+            "report": "agentleak", "version": 2, "run_id": "a|b", "privacy_score": 56, "verdict": "High risk",
+            "risk_index": 0.44, "wsl": 11, "rho_s": 25, "blocked": true,
+            "summary": {"leaked_secrets": 1, "vault_secrets": 2, "level_profile": {"L4": 1},
+                        "vault_level_profile": {"L4": 2}, "has_critical": true},
+            "channel_risks": [{"channel": "log", "level": "critical", "level_label": "L4", "ri": 0.44, "risk_contribution": 1.0, "finding_count": 1}],
+            "findings": [{"finding_id": "f1", "event_id": "evt_1", "channel": "log", "data_type": "ssn", "level": 4, "redacted_value": "12*|*89"}],
+        }))
+        .unwrap();
+        let md = markdown_run(&report, "run.json");
+        assert!(md.starts_with("# Run `a\\|b`\n\nFile run.json · agent  · scenario — · 0 events\n\n"), "{md}");
+        assert!(md.contains("| 0.4400 | 56 | High risk | blocked |"));
+        assert!(md.contains("| L4 | 1 | 2 |"));
+        assert!(md.contains("| log | ssn | L4 | `12*\\|*89` | evt_1 |"));
+        assert!(md.contains("The final answer is clean, but 1 of 2 secrets (1 critical) leaked through logs."), "{md}");
+    }
+}
