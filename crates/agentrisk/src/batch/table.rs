@@ -192,6 +192,38 @@ pub fn to_text<const N: usize>(header: &[String; N], rows: &[[String; N]]) -> St
     out
 }
 
+/// A batch as a Markdown document: the method, RI and score statistics, and
+/// the rates table with the same cells as on screen.
+pub fn markdown_batch(summary: &super::BatchSummary, method: &IntervalMethod) -> String {
+    let cell = |text: &str| text.replace('|', "\\|");
+    let fixed = |v: Option<f64>, dp: usize| v.map_or_else(|| "—".to_owned(), |v| format!("{v:.dp$}"));
+    let mut md =
+        format!("# Batch of {} runs\n\nEvery rate is k of n runs with its {}.\n\n", summary.runs, method.describe());
+    md.push_str("| | Mean | Median | Min | Max |\n|---|---:|---:|---:|---:|\n");
+    let (ri, ps) = (&summary.risk_index, &summary.privacy_score);
+    md.push_str(&format!(
+        "| Risk Index | {} | {} | {} | {} |\n",
+        fixed(ri.mean, 4),
+        fixed(ri.median, 4),
+        fixed(ri.min, 4),
+        fixed(ri.max, 4)
+    ));
+    md.push_str(&format!(
+        "| Privacy score | {} | {} | {} | {} |\n\n",
+        fixed(ps.mean, 1),
+        fixed(ps.median, 1),
+        fixed(ps.min, 0),
+        fixed(ps.max, 0)
+    ));
+    let header = rate_header(method);
+    md.push_str(&format!("| {} |\n|---|---|---:|---:|---:|---|---|\n", header.join(" | ")));
+    for row in rate_rows(summary) {
+        let cells: Vec<String> = rate_cells(&row).iter().map(|c| cell(c)).collect();
+        md.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    md
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,36 +263,4 @@ mod tests {
         assert_eq!(rows[15].metric, "Leak rate at L4 (critical)");
         assert!(rows.iter().all(|r| r.group == ALL_RUNS && r.rate.n == 0 && rate_cells(r)[4] == "—"));
     }
-}
-
-/// A batch as a Markdown document: the method, RI and score statistics, and
-/// the rates table with the same cells as on screen.
-pub fn markdown_batch(summary: &super::BatchSummary, method: &IntervalMethod) -> String {
-    let cell = |text: &str| text.replace('|', "\\|");
-    let fixed = |v: Option<f64>, dp: usize| v.map_or_else(|| "—".to_owned(), |v| format!("{v:.dp$}"));
-    let mut md =
-        format!("# Batch of {} runs\n\nEvery rate is k of n runs with its {}.\n\n", summary.runs, method.describe());
-    md.push_str("| | Mean | Median | Min | Max |\n|---|---:|---:|---:|---:|\n");
-    let (ri, ps) = (&summary.risk_index, &summary.privacy_score);
-    md.push_str(&format!(
-        "| Risk Index | {} | {} | {} | {} |\n",
-        fixed(ri.mean, 4),
-        fixed(ri.median, 4),
-        fixed(ri.min, 4),
-        fixed(ri.max, 4)
-    ));
-    md.push_str(&format!(
-        "| Privacy score | {} | {} | {} | {} |\n\n",
-        fixed(ps.mean, 1),
-        fixed(ps.median, 1),
-        fixed(ps.min, 0),
-        fixed(ps.max, 0)
-    ));
-    let header = rate_header(method);
-    md.push_str(&format!("| {} |\n|---|---|---:|---:|---:|---|---|\n", header.join(" | ")));
-    for row in rate_rows(summary) {
-        let cells: Vec<String> = rate_cells(&row).iter().map(|c| cell(c)).collect();
-        md.push_str(&format!("| {} |\n", cells.join(" | ")));
-    }
-    md
 }

@@ -70,51 +70,6 @@ fn capitalise(text: &str) -> String {
     chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    /// A report that leaked `leaked` of 8 secrets (`critical` of them L4)
-    /// with findings on `channels`.
-    fn report(leaked: u64, critical: u64, channels: &[&str]) -> Report {
-        let risks: Vec<_> = channels
-            .iter()
-            .map(|c| json!({"channel": c, "level": "high", "level_label": "L3", "ri": 0.1, "risk_contribution": 0.1, "finding_count": 2}))
-            .collect();
-        let profile = json!({"L1": 0, "L2": 0, "L3": leaked - critical, "L4": critical});
-        serde_json::from_value(json!({
-            "report": "agentleak", "version": 2, "run_id": "r", "privacy_score": 50, "verdict": "High risk",
-            "risk_index": 0.5, "wsl": 1, "rho_s": 2, "blocked": false,
-            "summary": {"leaked_secrets": leaked, "vault_secrets": 8, "level_profile": profile,
-                        "vault_level_profile": profile, "has_critical": critical > 0},
-            "channel_risks": risks, "findings": [],
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn sentences_name_the_final_answer_then_the_other_channels() {
-        assert_eq!(
-            plain_summary(&report(0, 0, &[])),
-            "Nothing leaked: none of the run's 8 vault secrets shows on a disclosure channel."
-        );
-        // Listed in channel order, whatever order the report has.
-        assert_eq!(
-            plain_summary(&report(3, 2, &["log", "shared_memory", "inter_agent_message"])),
-            "The final answer is clean, but 3 of 8 secrets (2 critical) leaked through inter-agent messages, shared memory and logs."
-        );
-        assert_eq!(
-            plain_summary(&report(2, 0, &["final_output", "tool_call"])),
-            "The final answer leaks: 2 of 8 secrets leaked, through it and through tool calls."
-        );
-        assert_eq!(
-            plain_summary(&report(2, 2, &["final_output"])),
-            "2 of 8 secrets (all critical) leaked, all through the final answer."
-        );
-    }
-}
-
 /// A run as a short Markdown document for hand-over: headline numbers, the
 /// plain summary, the level profile, channel risks and the findings listed
 /// in the report (values redacted as the report has them).
@@ -188,5 +143,50 @@ mod markdown_tests {
         assert!(md.contains("| L4 | 1 | 2 |"));
         assert!(md.contains("| log | ssn | L4 | `12*\\|*89` | evt_1 |"));
         assert!(md.contains("The final answer is clean, but 1 of 2 secrets (1 critical) leaked through logs."), "{md}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A report that leaked `leaked` of 8 secrets (`critical` of them L4)
+    /// with findings on `channels`.
+    fn report(leaked: u64, critical: u64, channels: &[&str]) -> Report {
+        let risks: Vec<_> = channels
+            .iter()
+            .map(|c| json!({"channel": c, "level": "high", "level_label": "L3", "ri": 0.1, "risk_contribution": 0.1, "finding_count": 2}))
+            .collect();
+        let profile = json!({"L1": 0, "L2": 0, "L3": leaked - critical, "L4": critical});
+        serde_json::from_value(json!({
+            "report": "agentleak", "version": 2, "run_id": "r", "privacy_score": 50, "verdict": "High risk",
+            "risk_index": 0.5, "wsl": 1, "rho_s": 2, "blocked": false,
+            "summary": {"leaked_secrets": leaked, "vault_secrets": 8, "level_profile": profile,
+                        "vault_level_profile": profile, "has_critical": critical > 0},
+            "channel_risks": risks, "findings": [],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn sentences_name_the_final_answer_then_the_other_channels() {
+        assert_eq!(
+            plain_summary(&report(0, 0, &[])),
+            "Nothing leaked: none of the run's 8 vault secrets shows on a disclosure channel."
+        );
+        // Listed in channel order, whatever order the report has.
+        assert_eq!(
+            plain_summary(&report(3, 2, &["log", "shared_memory", "inter_agent_message"])),
+            "The final answer is clean, but 3 of 8 secrets (2 critical) leaked through inter-agent messages, shared memory and logs."
+        );
+        assert_eq!(
+            plain_summary(&report(2, 0, &["final_output", "tool_call"])),
+            "The final answer leaks: 2 of 8 secrets leaked, through it and through tool calls."
+        );
+        assert_eq!(
+            plain_summary(&report(2, 2, &["final_output"])),
+            "2 of 8 secrets (all critical) leaked, all through the final answer."
+        );
     }
 }
