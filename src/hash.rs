@@ -3,7 +3,7 @@
 //! the same files are loaded. Only names the reviewer chose and settings go
 //! in; nothing read from a file (no run id, value or text) ever does.
 //!
-//! Form: `#tab=batch&run=hr.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27&fail=60&l4=0&det=pii,secrets&vault=levels:10,10,10,10&scope=…&ov=email:4;person_name:3`,
+//! Form: `#tab=batch&src=reports/run.json&run=hr.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27&fail=60&l4=0&det=pii,secrets&vault=levels:10,10,10,10&scope=…&ov=email:4;person_name:3`,
 //! every part optional, values percent-encoded.
 
 use crate::state::{BatchSettings, Tab};
@@ -18,6 +18,9 @@ pub struct ViewState {
     pub run: Option<String>,
     pub batch: BatchSettings,
     pub whatif: WhatIf,
+    /// Files of this site that the link asks to open (`src=`, repeatable),
+    /// as written: paths relative to the page.
+    pub src: Vec<String>,
 }
 
 const DETECTORS: [&str; 6] = ["pii", "secrets", "healthcare", "finance", "hr", "keyname"];
@@ -34,6 +37,9 @@ pub fn to_hash(view: &ViewState) -> String {
         Tab::Batch => parts.push(("tab", "batch".into())),
         Tab::Compare => parts.push(("tab", "compare".into())),
         Tab::Scoring => parts.push(("tab", "scoring".into())),
+    }
+    for src in &view.src {
+        parts.push(("src", src.clone()));
     }
     if let Some(run) = &view.run {
         parts.push(("run", run.clone()));
@@ -83,8 +89,13 @@ pub fn to_hash(view: &ViewState) -> String {
 
 /// The view a hash describes; unreadable parts keep their defaults.
 pub fn from_hash(hash: &str) -> ViewState {
-    let mut view =
-        ViewState { tab: Tab::Runs, run: None, batch: BatchSettings::default(), whatif: WhatIf::reference_defaults() };
+    let mut view = ViewState {
+        tab: Tab::Runs,
+        run: None,
+        batch: BatchSettings::default(),
+        whatif: WhatIf::reference_defaults(),
+        src: Vec::new(),
+    };
     for part in hash.trim_start_matches('#').split('&').filter(|p| !p.is_empty()) {
         let (key, value) = part.split_once('=').unwrap_or((part, ""));
         let value = decode(value);
@@ -99,6 +110,7 @@ pub fn from_hash(hash: &str) -> ViewState {
                 }
             }
             "run" if !value.is_empty() => view.run = Some(value),
+            "src" if !value.is_empty() => view.src.push(value),
             "conf" => {
                 if let Some(c) = value.parse::<f64>().ok().filter(|c| *c > 0.0 && *c < 1.0) {
                     view.batch.confidence = c;
@@ -217,11 +229,12 @@ mod tests {
                 block_on_critical: false,
                 detectors: DetectorToggles { finance: false, ..DetectorToggles::ALL_ON },
             },
+            src: vec!["reports/run 1.json".into(), "reports/run2.json".into()],
         };
         let hash = to_hash(&view);
         assert!(
             hash.starts_with(
-                "tab=batch&run=nightly%2Fhr%20run%20%232%20%26%20more.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27"
+                "tab=batch&src=reports%2Frun%201.json&src=reports%2Frun2.json&run=nightly%2Fhr%20run%20%232%20%26%20more.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27"
             ),
             "{hash}"
         );

@@ -24,8 +24,19 @@ pub mod worker;
 
 pub use components::app::App;
 
-/// Mounts the app on `<body>` and routes panics to the console.
+/// Mounts the app on `<body>`, routes panics to the console, and registers
+/// the service worker that keeps the site usable offline.
 pub fn start_app() {
     console_error_panic_hook::set_once();
+    register_service_worker();
     yew::Renderer::<App>::new().render();
+}
+
+/// `sw.js` beside the page (so any sub-path works); where service workers
+/// are not available (a `file:` page, an old browser) the site still works
+/// online.
+fn register_service_worker() {
+    let Some(window) = web_sys::window() else { return };
+    let container = window.navigator().service_worker();
+    let _ = container.register("./sw.js");
 }

@@ -132,6 +132,10 @@ pub struct State {
     pub whatif_rejected: Option<String>,
     /// A run named by the URL hash, selected once a file of that name loads.
     pub pending_run: Option<String>,
+    /// Same-origin files a link's `src=` names (kept in the hash).
+    pub src: Vec<String>,
+    /// The reviewer has not yet answered the prompt to open them.
+    pub src_prompt: bool,
 }
 
 impl Default for State {
@@ -145,6 +149,8 @@ impl Default for State {
             whatif: WhatIf::reference_defaults(),
             whatif_rejected: None,
             pending_run: None,
+            src: Vec::new(),
+            src_prompt: false,
         }
     }
 }
@@ -187,6 +193,8 @@ pub enum Action {
     /// The view a link's hash describes (its what-if settings are applied
     /// separately, as they go to the worker).
     RestoreView(crate::hash::ViewState),
+    /// The prompt for a link's `src=` files was answered.
+    SrcAnswered,
 }
 
 impl State {
@@ -273,7 +281,10 @@ impl Reducible for State {
                 next.tab = view.tab;
                 next.batch = view.batch;
                 next.pending_run = view.run;
+                next.src_prompt = !view.src.is_empty();
+                next.src = view.src;
             }
+            Action::SrcAnswered => next.src_prompt = false,
             Action::WhatIfRejected(message) => next.whatif_rejected = Some(message),
             Action::Step(by) => {
                 let runs: Vec<u32> =

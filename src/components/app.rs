@@ -154,6 +154,26 @@ pub fn app() -> Html {
         })
     };
     let reset_scoring = on_apply.reform(|_: MouseEvent| WhatIf::reference_defaults());
+    let open_src = {
+        let (add, dispatcher, src) = (add.clone(), state.dispatcher(), state.src.clone());
+        Callback::from(move |_: MouseEvent| {
+            dispatcher.dispatch(Action::SrcAnswered);
+            let mut picked = Vec::new();
+            for path in &src {
+                match same_origin_url(path) {
+                    Ok(url) => {
+                        let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
+                        picked.push(Picked { name: path.clone(), folder, source: Source::Url(url) });
+                    }
+                    Err(message) => web_sys::console::warn_1(&message.into()),
+                }
+            }
+            add.emit(picked);
+        })
+    };
+    let dispatcher = state.dispatcher();
+    let dismiss_src = Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::SrcAnswered));
+    let refused_src: Vec<String> = state.src.iter().filter_map(|p| same_origin_url(p).err()).collect();
     {
         // A link's hash restores its view once, when the page opens.
         let (dispatcher, on_apply) = (state.dispatcher(), on_apply.clone());
@@ -171,7 +191,8 @@ pub fn app() -> Html {
     {
         // And the hash follows the view, without adding history entries.
         let run = state.selected_run().map(|(entry, _)| entry.name.clone()).or_else(|| state.pending_run.clone());
-        let view = ViewState { tab: state.tab, run, batch: state.batch, whatif: state.whatif.clone() };
+        let view =
+            ViewState { tab: state.tab, run, batch: state.batch, whatif: state.whatif.clone(), src: state.src.clone() };
         use_effect_with(view, |view| {
             let hash = to_hash(view);
             if let Some(window) = web_sys::window() {
@@ -298,6 +319,19 @@ pub fn app() -> Html {
                 { print_header(&state) }
             </div>
             <main>
+                if state.src_prompt {
+                    <div class="banner" role="alertdialog" aria-labelledby="src-title" id="src-prompt">
+                        <p id="src-title"><strong>{ "This link asks to open files from this site:" }</strong></p>
+                        <ul>{ for state.src.iter().map(|p| html! { <li class="mono">{ p }</li> }) }</ul>
+                        if !refused_src.is_empty() {
+                            <ul class="error-message">{ for refused_src.iter().map(|m| html! { <li>{ m }</li> }) }</ul>
+                        }
+                        <p class="muted">{ "They are read from this site only, analysed in this tab, and never sent anywhere." }</p>
+                        <button type="button" class="button primary" id="src-open" onclick={open_src}>{ "Open them" }</button>
+                        { " " }
+                        <button type="button" class="button" id="src-dismiss" onclick={dismiss_src}>{ "Not now" }</button>
+                    </div>
+                }
                 if state.files.is_empty() {
                     <section class="empty">
                         <h2>{ "Drop AgentLeak traces or reports anywhere on this page" }</h2>
@@ -351,6 +385,20 @@ pub fn app() -> Html {
             }
         </div>
     }
+}
+
+/// The absolute URL of `path` if it is a file of this site (same origin),
+/// else why not.
+fn same_origin_url(path: &str) -> Result<String, String> {
+    let location = web_sys::window().map(|w| w.location()).ok_or("no window")?;
+    let base = location.href().map_err(|_| "no page address".to_owned())?;
+    let origin = location.origin().map_err(|_| "no page origin".to_owned())?;
+    let url = web_sys::Url::new_with_base(path, &base).map_err(|_| format!("{path}: not a valid address"))?;
+    if url.origin() != origin || !matches!(url.protocol().as_str(), "http:" | "https:") {
+        return Err(format!("{path}: not a file of this site, so it is not opened"));
+    }
+    url.set_hash("");
+    Ok(url.href())
 }
 
 /// The header of a printed page: when, which files, which settings.

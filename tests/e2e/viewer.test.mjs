@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -688,6 +688,50 @@ test("print: a summary mode and an expanded mode with a page header, saved as PD
   await page.pdf({ path: join(outDir, "run-expanded.pdf"), format: "A4", printBackground: true });
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test("dist/ works under a sub-path, opens same-origin files named by #src= after a prompt, and works offline after the first visit", async () => {
+  const hostRoot = mkdtempSync(join(tmpdir(), "agentrisk-host-"));
+  cpSync(dist, join(hostRoot, "tools", "viewer"), { recursive: true });
+  mkdirSync(join(hostRoot, "reports"));
+  writeFileSync(join(hostRoot, "reports", "hr.json"), fixture("ex_hr_trace"));
+  const host = await serve(hostRoot);
+  const page = await context.newPage();
+  const requests = [];
+  const errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  try {
+    await page.goto(`${host.url}tools/viewer/#src=../../reports/hr.json&src=https://example.com/x.json`);
+    await page.waitForSelector("#src-prompt");
+    assert.match(await page.textContent("#src-prompt"), /https:\/\/example\.com\/x\.json: not a file of this site, so it is not opened/);
+    await page.waitForSelector('#dropzone[data-worker="ready"]');
+    assert.ok(!requests.some((u) => u.includes("reports/hr.json")), "nothing is fetched before the reviewer agrees");
+    await page.click("#src-open");
+    await page.waitForSelector("tr.run-row");
+    const report = JSON.parse(fixture("ex_hr_trace"));
+    const [row] = await runRows(page);
+    assert.deepEqual([row.runId, Number(row.riskIndex), row.verdict], [report.run_id, report.risk_index, report.verdict]);
+    assert.equal(await page.textContent("tr.run-row td.file"), "../../reports/hr.json");
+    assert.ok(requests.every((u) => u.startsWith(host.url)), requests.filter((u) => !u.startsWith(host.url)).join(", "));
+
+    // Offline: the service worker has this build's files.
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await context.setOffline(true);
+    await page.goto(`${host.url}tools/viewer/`);
+    await page.waitForSelector('#dropzone[data-worker="ready"]');
+    await page.click("#load-example");
+    await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 6);
+    assert.equal(await page.$$eval("tr.error-row", (r) => r.length), 0);
+    const cached = await page.evaluate(async () => (await Promise.all((await caches.keys()).map(async (k) => (await (await caches.open(k)).keys()).map((r) => r.url)))).flat());
+    assert.ok(cached.length > 5 && cached.every((u) => u.startsWith(`${host.url}tools/viewer/`)), cached.join(", "));
+  } finally {
+    await context.setOffline(false);
+    await page.close();
+    host.server.close();
+  }
+  assert.deepEqual(errors.filter((e) => !e.includes("ERR_INTERNET_DISCONNECTED")), []);
 });
 
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
