@@ -50,9 +50,41 @@ pub fn reveal_event(index: usize) {
     let _ = row.focus_with_options(&focus);
 }
 
+/// The DOM id of a finding's row in the findings table.
+pub fn finding_row_id(finding_id: &str) -> String {
+    format!("finding-{finding_id}")
+}
+
+/// Scrolls to a finding's row and focuses it (from an event back to its findings).
+fn reveal_finding(finding_id: &str) {
+    let Some(row) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(&finding_row_id(finding_id)))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return;
+    };
+    let scroll = web_sys::ScrollIntoViewOptions::new();
+    scroll.set_block(web_sys::ScrollLogicalPosition::Center);
+    row.scroll_into_view_with_scroll_into_view_options(&scroll);
+    let focus = web_sys::FocusOptions::new();
+    focus.set_prevent_scroll(true);
+    let _ = row.focus_with_options(&focus);
+}
+
 #[function_component(EventList)]
 pub fn event_list(props: &EventListProps) -> Html {
+    let channel = use_state(String::new);
     let trace = props.trace.as_ref();
+    let channels: std::collections::BTreeSet<&str> = trace.events.iter().map(|e| e.channel.as_str()).collect();
+    let on_channel = {
+        let channel = channel.clone();
+        Callback::from(move |e: Event| channel.set(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()))
+    };
+    // The event a finding pointed at always shows, whatever the filter.
+    let shown = |index: usize, event: &EventRow| {
+        channel.is_empty() || event.channel.as_str() == *channel || props.highlighted == Some(index)
+    };
     let findings: HashMap<&str, &Finding> = trace.report.findings.iter().map(|f| (f.finding_id.as_str(), f)).collect();
     let with_findings = trace.events.iter().filter(|e| !e.finding_ids.is_empty()).count();
     let left_out = trace.events_left_out();
@@ -70,6 +102,14 @@ pub fn event_list(props: &EventListProps) -> Html {
                     { format!(" (e.g. given to the agent). Texts longer than {} characters are cut.", group_digits(TEXT_LIMIT)) }
                 }
             </p>
+            <p class="controls event-filter">
+                <label>{ "Channel " }
+                    <select id="event-channel" onchange={on_channel}>
+                        <option value="" selected={channel.is_empty()}>{ "all" }</option>
+                        { for channels.iter().map(|c| html! { <option value={c.to_string()} selected={*channel == *c}>{ c }</option> }) }
+                    </select>
+                </label>
+            </p>
             <div class="table-wrap">
                 <table class="events-table">
                     <thead><tr>
@@ -81,7 +121,7 @@ pub fn event_list(props: &EventListProps) -> Html {
                         <th scope="col">{ "Findings" }</th>
                     </tr></thead>
                     <tbody>
-                        { for trace.events.iter().enumerate().map(|(index, event)| event_row(index, event, props.highlighted == Some(index), trace.text_withheld, &findings)) }
+                        { for trace.events.iter().enumerate().filter(|(i, e)| shown(*i, e)).map(|(index, event)| event_row(index, event, props.highlighted == Some(index), trace.text_withheld, &findings)) }
                     </tbody>
                 </table>
             </div>
@@ -118,11 +158,20 @@ fn event_row(
             <td class="event-text">{ event_text(event, withheld) }</td>
             <td class="event-findings">
                 { for event.finding_ids.iter().map(|id| match findings.get(id.as_str()) {
-                    Some(f) => html! {
-                        <div class="finding-chip" data-finding-id={id.clone()}>
-                            <span class={classes!("level", f.level.badge())}>{ f.level.label() }</span>{ " " }{ &f.data_type }
-                        </div>
-                    },
+                    Some(f) => {
+                        let target = id.clone();
+                        let onclick = Callback::from(move |e: MouseEvent| {
+                            e.prevent_default();
+                            reveal_finding(&target);
+                        });
+                        html! {
+                            <div class="finding-chip" data-finding-id={id.clone()}>
+                                <a href={format!("#{}", finding_row_id(id))} title="Show this finding in the findings table" {onclick}>
+                                    <span class={classes!("level", f.level.badge())}>{ f.level.label() }</span>{ " " }{ &f.data_type }
+                                </a>
+                            </div>
+                        }
+                    }
                     None => html! { <div class="finding-chip mono">{ id }</div> },
                 }) }
             </td>

@@ -5,6 +5,7 @@
 //! shown only after an explicit click on that finding.
 
 use crate::components::download::download;
+use crate::components::event_list::finding_row_id;
 use agentrisk::batch::table::to_csv;
 use agentrisk::model::Finding;
 use std::collections::{BTreeSet, HashMap};
@@ -243,7 +244,7 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
         None => html! { <span class="mono">{ &f.redacted_value }</span> },
     };
     html! {
-        <tr data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.clone()} data-channel={f.channel.as_str()}>
+        <tr id={finding_row_id(&f.finding_id)} tabindex="-1" data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.clone()} data-channel={f.channel.as_str()}>
             <td class="mono">{ f.channel.as_str() }</td>
             <td>{ &f.data_type }</td>
             <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>

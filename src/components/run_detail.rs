@@ -83,6 +83,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
             <div class="headline">
                 <div class="card">
                     <div class="label">{ "Risk Index" }</div>
+                    { gauge(r.risk_index, verdict_class(&r.verdict)) }
                     <div class="big">{ format_ri(r.risk_index) }</div>
                     <div class="muted">{ format!("WSL {} / ρ_S {}", r.wsl, r.rho_s) }</div>
                 </div>
@@ -204,6 +205,22 @@ fn gate_reasons(run: &Run) -> String {
     }
     let reasons: Vec<String> = reasons.iter().map(BlockReason::describe).collect();
     reasons.join("; ")
+}
+
+/// A half-circle gauge of the RI from 0 (left) to 1 (right), coloured by
+/// the verdict; the number beside it is the reading.
+fn gauge(ri: f64, verdict: &'static str) -> Html {
+    let t = ri.clamp(0.0, 1.0);
+    let angle = std::f64::consts::PI * (1.0 - t);
+    let (x, y) = (50.0 + 40.0 * angle.cos(), 50.0 - 40.0 * angle.sin());
+    let value = if t > 0.0 { format!("M 10 50 A 40 40 0 0 1 {x:.2} {y:.2}") } else { String::new() };
+    html! {
+        <svg class={classes!("gauge", verdict)} viewBox="0 0 100 56" width="120" height="67" role="img"
+            aria-label={format!("Risk Index gauge at {:.0}% of the scale", t * 100.0)}>
+            <path class="track" d="M 10 50 A 40 40 0 0 1 90 50" />
+            <path class="value" d={value} />
+        </svg>
+    }
 }
 
 fn level_table(report: &Report) -> Html {

@@ -193,6 +193,7 @@ test("the ten example traces are analysed in the page with the reference's numbe
   await page.locator(".run-detail .events").screenshot({ path: join(outDir, "trace-events.png") });
   await page.emulateMedia({ colorScheme: "dark" });
   await page.locator(".run-detail .events").screenshot({ path: join(outDir, "trace-events-dark.png") });
+  await page.screenshot({ path: join(outDir, "trace-view-dark.png"), fullPage: true });
 
   assertOnlyOwnRequests(requests);
   assert.deepEqual(errors, []);
@@ -476,6 +477,18 @@ test("the run view's findings filter, search, sort and export exactly the rows s
   assert.equal(full.length, redacted.length);
   assert.notEqual(full, redacted);
   assert.equal(await page.$$eval(".revealed", (e) => e.length), 1);
+
+  // From an event to its finding, and the event list filtered by channel.
+  await page.fill("#finding-search", "");
+  await page.uncheck("#finding-regex");
+  const chip = await page.$eval(".event-row.has-finding .finding-chip", (c) => c.dataset.findingId);
+  await page.click(`.finding-chip[data-finding-id="${chip}"] a`);
+  await page.waitForFunction((id) => document.activeElement?.dataset.findingId === id, chip);
+  await page.selectOption("#event-channel", "log");
+  const channels = await page.$$eval(".event-row", (rows) => rows.map((r) => r.querySelector("td:nth-child(3)").textContent.trim()));
+  assert.ok(channels.length > 0 && channels.every((c) => c === "log"), channels.join(","));
+  assert.match(await page.getAttribute(".run-detail .gauge", "aria-label"), /^Risk Index gauge at 58% of the scale$/);
+  await page.selectOption("#event-channel", "");
 
   // Shortcuts: next run, help, theme.
   await page.click("body", { position: { x: 5, y: 5 } });
