@@ -2,7 +2,7 @@
 //! listed once, and loads as a consistent report with the reference's numbers.
 
 use agentrisk_viewer::protocol::{analyze_bytes, FileResult};
-use agentrisk_viewer::samples::SAMPLE_REPORTS;
+use agentrisk_viewer::samples::{SAMPLE_REPORTS, SAMPLE_TRACES};
 use std::path::Path;
 
 #[test]
@@ -40,4 +40,28 @@ fn every_sample_is_listed_and_loads_consistently() {
             ("run_healthcare_clean_001".to_owned(), 100, false),
         ]
     );
+}
+
+#[test]
+fn every_sample_trace_is_listed_and_analyses_to_the_reference_numbers() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples");
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir.join("traces"))
+        .unwrap()
+        .map(|e| format!("traces/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    on_disk.sort();
+    assert_eq!(on_disk, SAMPLE_TRACES.to_vec());
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases");
+    for name in SAMPLE_TRACES {
+        let case = format!("ex_{}", name.trim_start_matches("traces/").trim_end_matches(".json"));
+        let expected: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(cases.join(&case).join("report.default.json")).unwrap()).unwrap();
+        match analyze_bytes(&std::fs::read(dir.join(name)).unwrap(), name, "samples", String::new()) {
+            FileResult::Trace(trace) => {
+                assert_eq!(trace.report.risk_index, expected["risk_index"].as_f64().unwrap(), "{name}");
+                assert_eq!(trace.report.verdict, expected["verdict"].as_str().unwrap(), "{name}");
+            }
+            _ => panic!("{name}: not analysed as a trace"),
+        }
+    }
 }

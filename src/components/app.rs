@@ -4,7 +4,7 @@ use crate::components::{
 };
 use crate::hash::{from_hash, to_hash, ViewState};
 use crate::protocol::{FileResult, FromWorker};
-use crate::samples::{sample_url, SAMPLE_REPORTS};
+use crate::samples::{sample_url, SAMPLE_REPORTS, SAMPLE_TRACES};
 use crate::state::{Action, BatchSettings, State, Tab};
 use agentrisk::config::{WhatIf, WhatIfVault};
 use std::rc::Rc;
@@ -96,6 +96,22 @@ pub fn app() -> Html {
                     .iter()
                     .map(|name| Picked {
                         name: name.to_string(),
+                        folder: "samples".to_owned(),
+                        source: Source::Url(sample_url(name)),
+                    })
+                    .collect(),
+            );
+        })
+    };
+
+    let load_traces = {
+        let add = add.clone();
+        Callback::from(move |_: MouseEvent| {
+            add.emit(
+                SAMPLE_TRACES
+                    .iter()
+                    .map(|name| Picked {
+                        name: name.trim_start_matches("traces/").to_owned(),
                         folder: "samples".to_owned(),
                         source: Source::Url(sample_url(name)),
                     })
@@ -311,6 +327,7 @@ pub fn app() -> Html {
                     <input id="folder-input" ref={folder_input} class="visually-hidden" type="file" webkitdirectory=true multiple=true
                         tabindex="-1" aria-hidden="true" onchange={on_files_picked} />
                     <button type="button" id="load-example" class="button" onclick={load_example}>{ "Load example" }</button>
+                    <button type="button" id="load-example-traces" class="button" onclick={load_traces}>{ "Load example traces" }</button>
                     <button type="button" id="theme-toggle" class="button" title="Switch between light and dark (t)" onclick={on_toggle_theme}>{ "Light / dark" }</button>
                     <button type="button" id="help-button" class="button" title="Keyboard shortcuts (?)" aria-haspopup="dialog" onclick={open_help}>{ "?" }</button>
                 </div>
@@ -336,7 +353,7 @@ pub fn app() -> Html {
                     <section class="empty">
                         <h2>{ "Drop AgentLeak traces or reports anywhere on this page" }</h2>
                         <p>{ "Or use Open files to pick one or many JSON files: traces (recorded agent runs) or reports (what `agentleak run -f json` writes). Each file gets a row with its Risk Index, privacy score, verdict and gate decision. A trace is analysed here, with AgentLeak's default detectors; a report's numbers are recomputed and a report whose stored numbers disagree is flagged inconsistent." }</p>
-                        <p>{ "New here? Load example adds six reports of AgentLeak's own example traces." }</p>
+                        <p>{ "New here? Load example adds six reports of AgentLeak's own example traces; Load example traces adds those ten traces themselves, analysed in this tab." }</p>
                     </section>
                 } else {
                     <nav class="tabs" role="tablist" aria-label="Views">

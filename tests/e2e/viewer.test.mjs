@@ -762,7 +762,7 @@ test("a report whose stored numbers were edited is flagged inconsistent, with th
   await page.close();
 });
 
-test("Load example loads the bundled sample reports from the site itself", async () => {
+test("Load example loads the bundled sample reports, and Load example traces the example traces, from the site itself", async () => {
   const { page, requests, errors } = await openViewer();
   await page.click("#load-example");
   await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 6);
@@ -778,6 +778,14 @@ test("Load example loads the bundled sample reports from the site itself", async
   assert.ok(rows.every((r) => r.consistent === "true"));
   assertOnlyOwnRequests(requests);
   assert.ok(site.requests.some((u) => u.endsWith("samples/healthcare_trace.report.json")));
+  // One more click: the ten example traces themselves, analysed here.
+  await page.click("#load-example-traces");
+  await page.waitForFunction(() => document.querySelectorAll('tr.run-row[data-kind="trace"]').length === 10);
+  const traces = (await runRows(page)).filter((r) => r.kind === "trace");
+  assert.deepEqual(traces.map((r) => [r.runId, Number(r.riskIndex)]), exampleCases.map((n) => {
+    const r = JSON.parse(fixture(n));
+    return [r.run_id, r.risk_index];
+  }));
   assert.deepEqual(errors, []);
   await page.close();
 });
