@@ -4,9 +4,10 @@
 //! in; nothing read from a file (no run id, value or text) ever does.
 //!
 //! Form: `#tab=batch&src=reports/run.json&run=hr.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27&fail=60&l4=0&det=pii,secrets&vault=levels:10,10,10,10&scope=…&ov=email:4;person_name:3`,
-//! every part optional, values percent-encoded.
+//! then the findings filters (`fch`, `flv`, `fty`, `fdet`, `fpt`, `fq`,
+//! `fre`), every part optional, values percent-encoded.
 
-use crate::state::{BatchSettings, Tab};
+use crate::state::{BatchSettings, FindingFilters, Tab};
 use agentrisk::batch::GroupBy;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
 
@@ -21,6 +22,8 @@ pub struct ViewState {
     /// Files of this site that the link asks to open (`src=`, repeatable),
     /// as written: paths relative to the page.
     pub src: Vec<String>,
+    /// The findings table's filters.
+    pub filters: FindingFilters,
 }
 
 const DETECTORS: [&str; 6] = ["pii", "secrets", "healthcare", "finance", "hr", "keyname"];
@@ -84,6 +87,22 @@ pub fn to_hash(view: &ViewState) -> String {
         let list: Vec<String> = w.level_overrides.iter().map(|(t, l)| format!("{t}:{l}")).collect();
         parts.push(("ov", list.join(";")));
     }
+    let f = &view.filters;
+    for (key, value) in [
+        ("fch", &f.channel),
+        ("flv", &f.level),
+        ("fty", &f.data_type),
+        ("fdet", &f.detector),
+        ("fpt", &f.party),
+        ("fq", &f.search),
+    ] {
+        if !value.is_empty() {
+            parts.push((key, value.clone()));
+        }
+    }
+    if f.regex {
+        parts.push(("fre", "1".into()));
+    }
     parts.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect::<Vec<_>>().join("&")
 }
 
@@ -95,6 +114,7 @@ pub fn from_hash(hash: &str) -> ViewState {
         batch: BatchSettings::default(),
         whatif: WhatIf::reference_defaults(),
         src: Vec::new(),
+        filters: FindingFilters::default(),
     };
     for part in hash.trim_start_matches('#').split('&').filter(|p| !p.is_empty()) {
         let (key, value) = part.split_once('=').unwrap_or((part, ""));
@@ -156,6 +176,13 @@ pub fn from_hash(hash: &str) -> ViewState {
                 }
             }
             "scope" => view.whatif.scope_def = value,
+            "fch" => view.filters.channel = value,
+            "flv" => view.filters.level = value,
+            "fty" => view.filters.data_type = value,
+            "fdet" => view.filters.detector = value,
+            "fpt" => view.filters.party = value,
+            "fq" => view.filters.search = value,
+            "fre" => view.filters.regex = value == "1",
             "ov" => {
                 view.whatif.level_overrides = value
                     .split(';')
@@ -230,6 +257,12 @@ mod tests {
                 detectors: DetectorToggles { finance: false, ..DetectorToggles::ALL_ON },
             },
             src: vec!["reports/run 1.json".into(), "reports/run2.json".into()],
+            filters: FindingFilters {
+                channel: "log".into(),
+                search: "^(ssn|email)$".into(),
+                regex: true,
+                ..FindingFilters::default()
+            },
         };
         let hash = to_hash(&view);
         assert!(

@@ -93,6 +93,20 @@ pub enum Tab {
     Scoring,
 }
 
+/// The findings table's filters.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FindingFilters {
+    pub channel: String,
+    pub level: String,
+    pub data_type: String,
+    pub detector: String,
+    /// Part of the source or target.
+    pub party: String,
+    pub search: String,
+    /// `search` is a regular expression.
+    pub regex: bool,
+}
+
 /// How the Batch tab computes and draws its statistics.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BatchSettings {
@@ -136,6 +150,7 @@ pub struct State {
     pub src: Vec<String>,
     /// The reviewer has not yet answered the prompt to open them.
     pub src_prompt: bool,
+    pub finding_filters: FindingFilters,
 }
 
 impl Default for State {
@@ -151,6 +166,7 @@ impl Default for State {
             pending_run: None,
             src: Vec::new(),
             src_prompt: false,
+            finding_filters: FindingFilters::default(),
         }
     }
 }
@@ -195,6 +211,7 @@ pub enum Action {
     RestoreView(crate::hash::ViewState),
     /// The prompt for a link's `src=` files was answered.
     SrcAnswered,
+    SetFindingFilters(FindingFilters),
 }
 
 impl State {
@@ -283,8 +300,10 @@ impl Reducible for State {
                 next.pending_run = view.run;
                 next.src_prompt = !view.src.is_empty();
                 next.src = view.src;
+                next.finding_filters = view.filters;
             }
             Action::SrcAnswered => next.src_prompt = false,
+            Action::SetFindingFilters(filters) => next.finding_filters = filters,
             Action::WhatIfRejected(message) => next.whatif_rejected = Some(message),
             Action::Step(by) => {
                 let runs: Vec<u32> =

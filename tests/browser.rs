@@ -159,7 +159,13 @@ async fn the_run_table_renders_data_attributes_and_error_rows() {
 #[wasm_bindgen_test]
 async fn a_trace_run_view_lists_events_and_links_findings_to_them() {
     let root = mount_point();
-    let props = RunDetailProps { file_name: "trace.json".into(), run: trace_run(), on_close: Callback::noop() };
+    let props = RunDetailProps {
+        file_name: "trace.json".into(),
+        run: trace_run(),
+        on_close: Callback::noop(),
+        filters: Default::default(),
+        on_filters: Callback::noop(),
+    };
     yew::Renderer::<RunDetail>::with_root_and_props(root.clone(), props).render();
     tick().await;
     let rows = root.query_selector_all(".events-table tbody tr.event-row").unwrap();

@@ -207,8 +207,14 @@ pub fn app() -> Html {
     {
         // And the hash follows the view, without adding history entries.
         let run = state.selected_run().map(|(entry, _)| entry.name.clone()).or_else(|| state.pending_run.clone());
-        let view =
-            ViewState { tab: state.tab, run, batch: state.batch, whatif: state.whatif.clone(), src: state.src.clone() };
+        let view = ViewState {
+            tab: state.tab,
+            run,
+            batch: state.batch,
+            whatif: state.whatif.clone(),
+            src: state.src.clone(),
+            filters: state.finding_filters.clone(),
+        };
         use_effect_with(view, |view| {
             let hash = to_hash(view);
             if let Some(window) = web_sys::window() {
@@ -233,6 +239,8 @@ pub fn app() -> Html {
     let show_scoring = Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::ShowTab(Tab::Scoring)));
     let dispatcher = state.dispatcher();
     let on_close = Callback::from(move |_| dispatcher.dispatch(Action::CloseRun));
+    let dispatcher = state.dispatcher();
+    let on_filters = Callback::from(move |filters| dispatcher.dispatch(Action::SetFindingFilters(filters)));
 
     let help = use_node_ref();
     let open_help = {
@@ -373,7 +381,8 @@ pub fn app() -> Html {
                         <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} on_remove={on_remove.clone()} />
                         if let Some((entry, run)) = state.selected_run() {
                             // Keyed by file, so a newly shown run starts with no event highlighted.
-                            <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close} />
+                            <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close}
+                                filters={state.finding_filters.clone()} {on_filters} />
                         }
                     } else if state.tab == Tab::Batch {
                         <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} {on_settings} on_open={on_select} {on_remove} />

@@ -23,6 +23,9 @@ pub struct FindingsProps {
     pub values: Option<Rc<HashMap<String, String>>>,
     /// Names the export files.
     pub run_id: AttrValue,
+    /// The filters (page state, so that the URL hash can hold them).
+    pub filters: Filters,
+    pub on_filters: Callback<Filters>,
 }
 
 /// The columns, in order: heading and the finding's text for it.
@@ -42,16 +45,7 @@ fn cell(f: &Finding, column: usize) -> String {
     }
 }
 
-#[derive(Clone, PartialEq, Default)]
-struct Filters {
-    channel: String,
-    level: String,
-    data_type: String,
-    detector: String,
-    party: String,
-    search: String,
-    regex: bool,
-}
+pub use crate::state::FindingFilters as Filters;
 
 /// The search as a matcher, or why the regular expression is invalid.
 fn matcher(filters: &Filters) -> Result<Option<regex::Regex>, String> {
@@ -80,13 +74,13 @@ fn keep(f: &Finding, filters: &Filters, search: Option<&regex::Regex>) -> bool {
 
 #[function_component(FindingsTable)]
 pub fn findings_table(props: &FindingsProps) -> Html {
-    let filters = use_state(Filters::default);
+    let filters = &props.filters;
     let sort = use_state(|| None::<(usize, bool)>);
     let revealed = use_state(BTreeSet::<String>::new);
 
-    let search = matcher(&filters);
+    let search = matcher(filters);
     let mut rows: Vec<&Finding> = match &search {
-        Ok(re) => props.findings.iter().filter(|f| keep(f, &filters, re.as_ref())).collect(),
+        Ok(re) => props.findings.iter().filter(|f| keep(f, filters, re.as_ref())).collect(),
         Err(_) => props.findings.iter().collect(),
     };
     if let Some((column, descending)) = *sort {
@@ -107,11 +101,11 @@ pub fn findings_table(props: &FindingsProps) -> Html {
     let detectors = options(props.findings.iter().map(|f| f.detector.clone()).collect());
 
     let set = |apply: fn(&mut Filters, String)| {
-        let filters = filters.clone();
+        let (filters, emit) = (filters.clone(), props.on_filters.clone());
         Callback::from(move |value: String| {
-            let mut next = (*filters).clone();
+            let mut next = filters.clone();
             apply(&mut next, value);
-            filters.set(next);
+            emit.emit(next);
         })
     };
     let select = |id: &'static str,
@@ -134,10 +128,10 @@ pub fn findings_table(props: &FindingsProps) -> Html {
         Callback::from(move |e: InputEvent| on.emit(e.target_unchecked_into::<HtmlInputElement>().value()))
     };
     let on_regex = {
-        let filters = filters.clone();
+        let (filters, emit) = (filters.clone(), props.on_filters.clone());
         Callback::from(move |e: Event| {
             let on = e.target_unchecked_into::<HtmlInputElement>().checked();
-            filters.set(Filters { regex: on, ..(*filters).clone() });
+            emit.emit(Filters { regex: on, ..filters.clone() });
         })
     };
 

@@ -3,7 +3,7 @@ use crate::components::download::{download, print_page};
 use crate::components::event_list::{reveal_event, EventList};
 use crate::components::findings::FindingsTable;
 use crate::components::{format_ri, verdict_class};
-use crate::state::Run;
+use crate::state::{FindingFilters, Run};
 use agentrisk::model::{Level, Report};
 use agentrisk::report::{markdown_run, plain_summary};
 use agentrisk::score::BlockReason;
@@ -16,6 +16,8 @@ pub struct RunDetailProps {
     pub file_name: String,
     pub run: Run,
     pub on_close: Callback<()>,
+    pub filters: FindingFilters,
+    pub on_filters: Callback<FindingFilters>,
 }
 
 /// One run: headline numbers and gate, the consistency check (reports), the
@@ -162,7 +164,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                     <p class="muted">{ "Nothing leaked." }</p>
                 } else {
                     <FindingsTable findings={Rc::new(r.findings.clone())} {event_of_finding} on_show_event={show_event}
-                        {values} run_id={r.run_id.clone()} />
+                        {values} run_id={r.run_id.clone()} filters={props.filters.clone()} on_filters={props.on_filters.clone()} />
                 }
             </section>
 

@@ -565,12 +565,13 @@ test("the view lives in the URL hash: a reload with it reopens the same tab, set
   await dropFiles(page, files);
   await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 2);
   await page.click('tr.run-row[data-run-id="run_finance_001"]');
+  await page.selectOption("#filter-channel", "tool_call");
   await page.click("#tab-batch");
   await page.selectOption("#group-by", "agent");
   await page.check("#continuity");
   await page.waitForFunction(() => location.hash.includes("cc=1"));
   const hash = await page.evaluate(() => location.hash);
-  assert.equal(hash, "#tab=batch&run=ex_finance_trace.json&cc=1&group=agent");
+  assert.equal(hash, "#tab=batch&run=ex_finance_trace.json&cc=1&group=agent&fch=tool_call");
   // Nothing read from a file is in it: no run id, no value.
   assert.ok(!hash.includes("run_finance_001"));
 
@@ -583,6 +584,8 @@ test("the view lives in the URL hash: a reload with it reopens the same tab, set
   assert.equal(await page.isChecked("#continuity"), true);
   await page.click("#tab-runs");
   await page.waitForSelector('.run-detail[data-run-id="run_finance_001"]');
+  assert.equal(await page.inputValue("#filter-channel"), "tool_call");
+  assert.ok((await page.$$eval(".findings-table tbody tr", (r) => r.map((e) => e.dataset.channel))).every((c) => c === "tool_call"));
 
   // What-if settings in a link are applied too.
   await page.evaluate(() => { location.hash = "#w=1,3,9,27"; });
