@@ -208,7 +208,7 @@ pub enum Action {
     WhatIfRejected(String),
     /// The view a link's hash describes (its what-if settings are applied
     /// separately, as they go to the worker).
-    RestoreView(crate::hash::ViewState),
+    RestoreView(Box<crate::hash::ViewState>),
     /// The prompt for a link's `src=` files was answered.
     SrcAnswered,
     SetFindingFilters(FindingFilters),
@@ -295,6 +295,7 @@ impl Reducible for State {
             }
             Action::WhatIfAccepted => next.whatif_rejected = None,
             Action::RestoreView(view) => {
+                let view = *view;
                 next.tab = view.tab;
                 next.batch = view.batch;
                 next.pending_run = view.run;

@@ -200,7 +200,7 @@ pub fn app() -> Html {
                 if !view.whatif.is_reference_default() {
                     on_apply.emit(view.whatif.clone());
                 }
-                dispatcher.dispatch(Action::RestoreView(view));
+                dispatcher.dispatch(Action::RestoreView(Box::new(view)));
             }
         });
     }
