@@ -165,6 +165,7 @@ async fn a_trace_run_view_lists_events_and_links_findings_to_them() {
         on_close: Callback::noop(),
         filters: Default::default(),
         on_filters: Callback::noop(),
+        whatif: agentrisk::config::WhatIf::reference_defaults(),
     };
     yew::Renderer::<RunDetail>::with_root_and_props(root.clone(), props).render();
     tick().await;

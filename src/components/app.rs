@@ -381,11 +381,11 @@ pub fn app() -> Html {
                         <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} on_remove={on_remove.clone()} />
                         if let Some((entry, run)) = state.selected_run() {
                             // Keyed by file, so a newly shown run starts with no event highlighted.
-                            <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close}
+                            <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} {on_close} whatif={state.whatif.clone()}
                                 filters={state.finding_filters.clone()} {on_filters} />
                         }
                     } else if state.tab == Tab::Batch {
-                        <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} {on_settings} on_open={on_select} {on_remove} />
+                        <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} {on_settings} on_open={on_select} {on_remove} whatif={state.whatif.clone()} />
                     } else if state.tab == Tab::Compare {
                         <CompareView files={state.files.clone()} rows={batch.0.clone()} settings={state.batch} />
                     } else {

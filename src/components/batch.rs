@@ -15,6 +15,7 @@ use agentrisk::batch::table::{
 use agentrisk::batch::{
     channel_level_leaks, group_key, summarise, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard,
 };
+use agentrisk::config::WhatIf;
 use agentrisk::stats::IntervalMethod;
 use agentrisk::{Channel, Level};
 use std::rc::Rc;
@@ -38,6 +39,8 @@ pub struct BatchProps {
     pub on_open: Callback<u32>,
     /// Removes a loaded file (and so its runs) from the batch.
     pub on_remove: Callback<u32>,
+    /// The what-if settings in force, recorded in exports.
+    pub whatif: WhatIf,
 }
 
 fn disclosure_channels() -> Vec<Channel> {
@@ -83,14 +86,16 @@ pub fn batch_view(props: &BatchProps) -> Html {
     let scorecard = {
         let rows = props.rows.clone();
         let redteam = props.redteam.clone();
+        let config = (!props.whatif.is_reference_default()).then(|| props.whatif.to_yaml());
         Callback::from(move |_: MouseEvent| {
             let facts: Vec<RunFacts> = rows.iter().map(|r| r.facts.clone()).collect();
-            let card = Scorecard::new(facts, redteam.to_vec(), method, settings.group_by);
+            let card =
+                Scorecard::new(facts, redteam.to_vec(), method, settings.group_by).with_analysis_config(config.clone());
             download("agentrisk-scorecard.json", "application/json", &card.to_json());
         })
     };
     let save_rates = Callback::from(move |_: MouseEvent| download("agentrisk-rates.csv", "text/csv", &rate_csv));
-    let markdown = markdown_batch(&summary, &method);
+    let markdown = format!("{}\n{}\n", markdown_batch(&summary, &method), settings_line(&props.whatif));
     let save_markdown = Callback::from(move |_: MouseEvent| download("agentrisk-batch.md", "text/markdown", &markdown));
     let save_runs = Callback::from(move |_: MouseEvent| download("agentrisk-runs.csv", "text/csv", &run_csv));
 
@@ -128,6 +133,15 @@ pub fn batch_view(props: &BatchProps) -> Html {
             { forest(shown, settings.threshold) }
             { run_table(&table_rows, settings.group_by, &sort, &props.on_remove) }
         </section>
+    }
+}
+
+/// How the traces were scored, for exports.
+pub fn settings_line(whatif: &WhatIf) -> String {
+    if whatif.is_reference_default() {
+        "Traces analysed with AgentLeak's reference defaults (no config file).".to_owned()
+    } else {
+        format!("Traces analysed with what-if settings:\n\n```yaml\n{}```", whatif.to_yaml())
     }
 }
 

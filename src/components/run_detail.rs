@@ -1,9 +1,11 @@
 use super::group_digits;
+use crate::components::batch::settings_line;
 use crate::components::download::{download, print_page};
 use crate::components::event_list::{reveal_event, EventList};
 use crate::components::findings::FindingsTable;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{FindingFilters, Run};
+use agentrisk::config::WhatIf;
 use agentrisk::model::{Level, Report};
 use agentrisk::report::{markdown_run, plain_summary};
 use agentrisk::score::BlockReason;
@@ -18,6 +20,8 @@ pub struct RunDetailProps {
     pub on_close: Callback<()>,
     pub filters: FindingFilters,
     pub on_filters: Callback<FindingFilters>,
+    /// The what-if settings in force, recorded in exports.
+    pub whatif: WhatIf,
 }
 
 /// One run: headline numbers and gate, the consistency check (reports), the
@@ -53,8 +57,12 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
         Run::Report(_) => None,
     };
     let save_markdown = {
-        let (markdown, name) =
-            (markdown_run(r, &props.file_name), format!("{}-summary.md", props.file_name.trim_end_matches(".json")));
+        let scored = match &props.run {
+            Run::Trace(_) => settings_line(&props.whatif),
+            Run::Report(_) => "Numbers as stored in the AgentLeak report.".to_owned(),
+        };
+        let markdown = format!("{}\n{scored}\n", markdown_run(r, &props.file_name));
+        let name = format!("{}-summary.md", props.file_name.trim_end_matches(".json"));
         Callback::from(move |_: MouseEvent| download(&name, "text/markdown", &markdown))
     };
     let print_summary = Callback::from(|_: MouseEvent| print_page("summary"));

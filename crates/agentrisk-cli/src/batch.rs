@@ -171,7 +171,9 @@ pub fn run(args: &BatchArgs) -> ExitCode {
             }
         }
         Output::Scorecard(out) => {
-            let json = Scorecard::new(runs, redteam, args.method, args.group_by).to_json();
+            let config_text = args.config.as_ref().and_then(|path| std::fs::read_to_string(path).ok());
+            let json =
+                Scorecard::new(runs, redteam, args.method, args.group_by).with_analysis_config(config_text).to_json();
             if out == "-" {
                 write_stdout(&json)
             } else {

@@ -10,6 +10,7 @@
 //!   "version": 1,
 //!   "generator": "agentrisk 0.1.0",
 //!   "settings": {"confidence": 0.95, "continuity_correction": false, "group_by": null},
+//!   "analysis_config": null,
 //!   "runs": [ { "file": "...", "folder": "...", "source": "trace", "run_id": "...", ... } ],
 //!   "redteam_results": [ ... ],
 //!   "summary": { "runs": 3, "confidence": 0.95, ... }
@@ -24,6 +25,9 @@
 //!   `channel_leaks` (channel → distinct leaked secrets by level),
 //!   `event_channels` (array, or null for a run from a report) and, for
 //!   red-team runs, `redteam` (a spec 5.1 record).
+//! * `analysis_config`: the `agentleak.yaml` text the traces were analysed
+//!   with (the CLI's `-c` file, the viewer's what-if settings), or null for
+//!   the reference's defaults.
 //! * `redteam_results`: records that came from red-team result files
 //!   rather than from runs.
 //! * `summary`: the [`BatchSummary`] at `settings`, as `agentrisk batch
@@ -55,6 +59,9 @@ pub struct Scorecard {
     pub version: u32,
     pub generator: String,
     pub settings: ScorecardSettings,
+    /// The `agentleak.yaml` the traces were analysed with, or `None` for
+    /// the reference's defaults (no config file).
+    pub analysis_config: Option<String>,
     pub runs: Vec<RunFacts>,
     pub redteam_results: Vec<RunResult>,
     pub summary: BatchSummary,
@@ -78,10 +85,17 @@ impl Scorecard {
                 continuity_correction: method.continuity_correction(),
                 group_by,
             },
+            analysis_config: None,
             runs,
             redteam_results,
             summary,
         }
+    }
+
+    /// Records the config the traces were analysed with.
+    pub fn with_analysis_config(mut self, yaml: Option<String>) -> Scorecard {
+        self.analysis_config = yaml;
+        self
     }
 
     /// Pretty JSON with a final newline.
