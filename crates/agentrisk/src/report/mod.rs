@@ -8,11 +8,15 @@
 //! Stored numbers are never changed: callers show them, plus the flag.
 
 mod build;
+pub mod compliance;
+pub mod flow;
 mod load;
 pub mod policy;
 mod rescore;
 
 pub use build::{build_report, ReportOptions, RunFacts};
+pub use compliance::assess_compliance;
+pub use flow::{flow_and_leak_paths, FlowEvent};
 pub use load::{load_report, LoadError};
 pub use rescore::{rescore_report, Mismatch, Recomputed, Rescore};
 
