@@ -34,6 +34,10 @@ pub const EVENT_LIMIT: usize = 5_000;
 /// thread. The run's numbers always cover every finding.
 pub const FINDING_LIMIT: usize = 5_000;
 
+/// At most this many leak paths of a run, and steps of each, are sent to the page.
+pub const LEAK_PATH_LIMIT: usize = 1_000;
+pub const LEAK_STEP_LIMIT: usize = 20;
+
 /// At most this many characters of an event's text are sent. A trace can
 /// hold whole documents in one event; the run view needs the start of each.
 pub const TEXT_LIMIT: usize = 2_000;
@@ -292,16 +296,25 @@ pub fn analyze_bytes_observed(
     // drops them from the report, so the page gets exactly the report the
     // config gives.
     let unredacted = AnalysisConfig { redact_values: false, ..config.clone() };
-    let loaded = match load(bytes, &unredacted, &generated_at, progress) {
+    let (loaded, raw) = match load(bytes, &unredacted, &generated_at, progress) {
         // Raw values can hold text (a lone surrogate) that their redacted
         // form hides, which only the run with raw values refuses.
-        Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => load(bytes, &config, &generated_at, progress),
-        other => other,
+        Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => {
+            (load(bytes, &config, &generated_at, progress), false)
+        }
+        other => (other, kind == FileKind::Trace),
     };
-    let loaded = match loaded {
+    let mut loaded = match loaded {
         Ok(loaded) => loaded,
         Err(e) => return FileResult::Error { message: e.to_string() },
     };
+    if let (true, Loaded::Trace { report, .. }) = (raw, &mut loaded) {
+        // The other place raw values go with redaction off: each leak
+        // path's value, which the default report holds redacted.
+        for path in report.leak_paths.iter_mut().flatten() {
+            path.value = redact(&path.value);
+        }
+    }
     let facts = match facts_of_loaded(name, folder, &loaded) {
         Ok(facts) => facts,
         Err(e) => return FileResult::Error { message: e.to_string() },
@@ -381,6 +394,14 @@ fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig, fa
 fn list_findings(report: &mut Report) -> usize {
     let total = report.findings.len();
     report.findings.truncate(FINDING_LIMIT);
+    // Leak paths grow with the secrets and their copies; the page lists a
+    // bounded number, each with its first steps.
+    if let Some(paths) = report.leak_paths.as_mut() {
+        paths.truncate(LEAK_PATH_LIMIT);
+        for path in paths {
+            path.steps.truncate(LEAK_STEP_LIMIT);
+        }
+    }
     total
 }
 

@@ -78,9 +78,19 @@ fn every_example_trace_gives_the_reference_report_and_masks_its_leaked_values() 
         let reference: Value =
             serde_json::from_slice(&std::fs::read(case.join("report.default.json")).unwrap()).unwrap();
         let ours = serde_json::to_value(&trace.report).unwrap();
-        for key in
-            ["run_id", "risk_index", "privacy_score", "verdict", "blocked", "wsl", "rho_s", "summary", "channel_risks"]
-        {
+        for key in [
+            "run_id",
+            "risk_index",
+            "privacy_score",
+            "verdict",
+            "blocked",
+            "wsl",
+            "rho_s",
+            "summary",
+            "channel_risks",
+            "flow",
+            "leak_paths",
+        ] {
             assert_eq!(ours[key], reference[key], "{name}: {key}");
         }
         let ids = |r: &Value| -> Vec<(Value, Value, Value)> {

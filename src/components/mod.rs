@@ -4,9 +4,11 @@
 pub mod app;
 pub mod batch;
 pub mod compare;
+pub mod compliance;
 pub mod download;
 pub mod event_list;
 pub mod findings;
+pub mod flow;
 pub mod heatmap;
 pub mod run_detail;
 pub mod run_table;

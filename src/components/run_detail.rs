@@ -1,8 +1,10 @@
 use super::group_digits;
 use crate::components::batch::settings_line;
+use crate::components::compliance::ComplianceView;
 use crate::components::download::{download, print_page};
 use crate::components::event_list::{reveal_event, EventList};
 use crate::components::findings::FindingsTable;
+use crate::components::flow::FlowView;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{FindingFilters, Run};
 use agentrisk::config::WhatIf;
@@ -187,6 +189,12 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                     <h3 id="warnings-title">{ "Detection warnings" }</h3>
                     <ul>{ for r.warnings.iter().map(|w| html! { <li>{ w }</li> }) }</ul>
                 </section>
+            }
+            if let Some(flow) = &r.flow {
+                <FlowView flow={flow.clone()} leak_paths={r.leak_paths.clone().unwrap_or_default()} />
+            }
+            if let Some(compliance) = &r.compliance {
+                <ComplianceView compliance={compliance.clone()} />
             }
             // Last: a trace can have thousands of events.
             if let Run::Trace(trace) = &props.run {

@@ -750,6 +750,31 @@ test("dist/ works under a sub-path, opens same-origin files named by #src= after
   assert.deepEqual(errors.filter((e) => !e.includes("ERR_INTERNET_DISCONNECTED")), []);
 });
 
+test("the run view draws the reference's flow graph and leak paths, and lists the compliance controls at risk with a no-legal-advice note", async () => {
+  const { page, requests, errors } = await openViewer();
+  await dropFiles(page, [{ name: "hr.json", text: traceOf("ex_hr_trace") }]);
+  await page.click('tr.run-row[data-run-id="run_hr_001"]');
+  await page.waitForSelector("#flow-table");
+  const report = JSON.parse(fixture("ex_hr_trace"));
+  const edges = await page.$$eval("#flow-table tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.deepEqual(edges, report.flow.edges.map((e) => [e.source, e.target, e.channel, String(e.count), e.leaked ? e.level_label : "—"]));
+  assert.equal(await page.$$eval(".flow-graph .edge", (g) => g.length), report.flow.edges.length);
+  assert.equal(await page.$$eval('.flow-graph .edge[data-leaked="true"]', (g) => g.length), report.flow.edges.filter((e) => e.leaked).length);
+  assert.deepEqual(await page.$$eval(".flow-graph .node", (g) => g.map((n) => n.dataset.node)), report.flow.nodes.map((n) => n.id));
+  assert.deepEqual(await page.$$eval("#paths-table tbody tr", (r) => r.map((e) => [e.dataset.type, e.querySelector(".value").textContent])),
+    report.leak_paths.map((p) => [p.data_type, p.value]), "leak paths with the reference's redacted values");
+  assert.match(await page.textContent("#compliance-disclaimer"), /^Not legal advice\./);
+  const atRisk = report.compliance.frameworks.flatMap((f) => f.controls.filter((c) => c.status === "at_risk").map((c) => c.id));
+  assert.deepEqual(await page.$$eval("#controls-table tbody tr", (r) => r.map((e) => e.dataset.control)), atRisk);
+  mkdirSync(outDir, { recursive: true });
+  await page.locator(".run-detail .flow").screenshot({ path: join(outDir, "flow.png") });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.locator(".run-detail .flow").screenshot({ path: join(outDir, "flow-dark.png") });
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a report whose stored numbers were edited is flagged inconsistent, with the stored numbers shown", async () => {
   const { page } = await openViewer();
   const tampered = JSON.parse(fixture("ex_education_trace"));

@@ -2,8 +2,16 @@
 //! contents, must reproduce its stored numbers exactly: `risk_index`,
 //! `privacy_score`, `verdict`, `blocked`, `channel_risks` — and every other
 //! cross-check `rescore_report` makes. Zero mismatches, no skipped file.
+//!
+//! Each report's typed `compliance`, `flow` and `leak_paths` must load and
+//! write back the stored JSON unchanged, and the compliance section
+//! recomputed from the report alone must equal the stored one (integrity
+//! digest included; our own prose — rationales, note, disclaimer — aside).
 
+use agentrisk::model::Compliance;
+use agentrisk::report::assess_compliance;
 use agentrisk::{load_report, rescore_report, ScoringConfig};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn cases_dir() -> PathBuf {
@@ -63,10 +71,56 @@ fn every_conformance_report_rescores_to_its_own_numbers() {
             failures.push(format!("{}: {} stored {} recomputed {}", path.display(), m.field, m.stored, m.recomputed));
         }
         blocked += usize::from(report.blocked);
+        let stored: Value = serde_json::from_slice(&bytes).expect("JSON");
+        for (key, typed) in [
+            ("compliance", report.compliance.as_ref().map(|c| serde_json::to_value(c).unwrap())),
+            ("flow", report.flow.as_ref().map(|f| serde_json::to_value(f).unwrap())),
+            ("leak_paths", report.leak_paths.as_ref().map(|p| serde_json::to_value(p).unwrap())),
+        ] {
+            match typed {
+                None => failures.push(format!("{}: {key} did not load as a typed section", path.display())),
+                Some(v) if v != stored[key] => {
+                    failures.push(format!("{}: {key} does not write back as stored", path.display()))
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(stored) = &report.compliance {
+            let ours = assess_compliance(&report);
+            if without_prose(&ours) != without_prose(stored) {
+                let (a, b) = (
+                    serde_json::to_string(&without_prose(&ours)).unwrap(),
+                    serde_json::to_string(&without_prose(stored)).unwrap(),
+                );
+                let at = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+                let around = |s: &str| s.get(at.saturating_sub(80)..(at + 80).min(s.len())).unwrap_or("").to_owned();
+                failures.push(format!(
+                    "{}: recomputed compliance differs near\n      ours   …{}…\n      stored …{}…",
+                    path.display(),
+                    around(&a),
+                    around(&b)
+                ));
+            }
+        }
     }
     assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
     // The corpus mixes outcomes; make sure the walk saw both kinds.
     assert!(blocked > 100 && blocked < files.len(), "blocked {blocked} of {}", files.len());
+}
+
+/// The compliance section with the free-text fields (ours, not the
+/// reference's) blanked.
+fn without_prose(c: &Compliance) -> Compliance {
+    let mut c = c.clone();
+    for fw in &mut c.frameworks {
+        for control in &mut fw.controls {
+            control.rationale.clear();
+        }
+    }
+    c.integrity.note.clear();
+    c.disclaimer.text.clear();
+    c.disclaimer.scope.clear();
+    c
 }
 
 #[test]
@@ -90,4 +144,15 @@ fn a_tampered_report_is_flagged_inconsistent() {
     report2.summary.level_profile.l4 = 1;
     let rescore = rescore_report(&report2, &ScoringConfig::default());
     assert!(rescore.mismatches.iter().any(|m| m.field == "wsl" && m.stored == "11" && m.recomputed == "7"));
+}
+
+#[test]
+fn the_integrity_digest_is_reproduced_and_follows_generated_at() {
+    let path = cases_dir().join("ex_healthcare_trace/report.privacy_policy.json");
+    let mut report = load_report(&std::fs::read(path).expect("read")).expect("load");
+    let stored = report.compliance.as_ref().expect("compliance").integrity.digest.clone();
+    assert_eq!(stored, "b77ef5b345e04467c656bc40e6cf36b418f510ae1ee8b49bd0552b623eb01487");
+    assert_eq!(assess_compliance(&report).integrity.digest, stored);
+    report.generated_at = "2026-12-02T15:11:15+00:00".into();
+    assert_ne!(assess_compliance(&report).integrity.digest, stored);
 }

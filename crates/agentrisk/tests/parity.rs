@@ -4,10 +4,14 @@
 //! finding dump; for traces it rejected, we reject too. Zero mismatches,
 //! no skipped case; a mismatch prints the differing fields.
 //!
-//! Not compared, by design: `generated_at` (wall clock), free-text wording
-//! that is ours (recommendation and advice sentences, warning and policy
-//! messages, flow reasons — their number and structure are compared), and
-//! `compliance`, `flow`, `leak_paths`, which this port does not emit yet.
+//! `compliance`, `flow` and `leak_paths` are compared in full, the
+//! compliance integrity digest included: each report is built with the
+//! reference report's own `generated_at`, which the digest hashes.
+//!
+//! Not compared, by design: free-text wording that is ours (recommendation
+//! and advice sentences, warning and policy messages, flow reasons, control
+//! rationales, the integrity note and the disclaimer's text and scope —
+//! their number and structure are compared).
 
 use agentrisk::analyze::Canaries;
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
@@ -50,8 +54,17 @@ fn canaries(case: &Path) -> Option<Canaries> {
 /// Removes what is not compared and turns our-wording fields into counts.
 fn normalise(mut r: Value) -> Value {
     let obj = r.as_object_mut().expect("report object");
-    for key in ["generated_at", "compliance", "flow", "leak_paths"] {
-        obj.remove(key);
+    if let Some(c) = obj.get_mut("compliance").and_then(Value::as_object_mut) {
+        for fw in c.get_mut("frameworks").and_then(Value::as_array_mut).into_iter().flatten() {
+            for control in fw.get_mut("controls").and_then(Value::as_array_mut).into_iter().flatten() {
+                control.as_object_mut().map(|c| c.remove("rationale"));
+            }
+        }
+        c.get_mut("integrity").and_then(Value::as_object_mut).map(|i| i.remove("note"));
+        if let Some(d) = c.get_mut("disclaimer").and_then(Value::as_object_mut) {
+            d.remove("text");
+            d.remove("scope");
+        }
     }
     let count = |v: &Value| json!(v.as_array().map_or(0, Vec::len));
     let recs = count(&obj["recommendations"]);
@@ -92,13 +105,25 @@ fn normalise(mut r: Value) -> Value {
     r
 }
 
+/// The differing places of two reports, by JSON path (at most 8 per
+/// top-level key), key order included.
 fn diff(ours: &Value, theirs: &Value) -> Vec<String> {
     let (Some(a), Some(b)) = (ours.as_object(), theirs.as_object()) else { return vec!["not objects".into()] };
     let mut out = Vec::new();
     for (k, v) in b {
-        if a.get(k) != Some(v) {
-            let mine = a.get(k).map_or("<missing>".to_owned(), |x| x.to_string());
-            out.push(format!("    {k}:\n      ours   {}\n      theirs {}", cut(&mine), cut(&v.to_string())));
+        match a.get(k) {
+            None => out.push(format!("    {k}: missing in ours")),
+            Some(mine) if mine != v => {
+                let mut places = Vec::new();
+                diff_at(k, mine, v, &mut places);
+                let more = places.len().saturating_sub(8);
+                places.truncate(8);
+                out.extend(places);
+                if more > 0 {
+                    out.push(format!("    … and {more} more differences under {k}"));
+                }
+            }
+            Some(_) => {}
         }
     }
     for k in a.keys().filter(|k| !b.contains_key(*k)) {
@@ -107,11 +132,110 @@ fn diff(ours: &Value, theirs: &Value) -> Vec<String> {
     out
 }
 
+fn diff_at(path: &str, ours: &Value, theirs: &Value, out: &mut Vec<String>) {
+    match (ours, theirs) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                match a.get(k) {
+                    Some(mine) => diff_at(&format!("{path}.{k}"), mine, v, out),
+                    None => out.push(format!("    {path}.{k}: missing in ours")),
+                }
+            }
+            for k in a.keys().filter(|k| !b.contains_key(*k)) {
+                out.push(format!("    {path}.{k}: only in ours"));
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                diff_at(&format!("{path}[{i}]"), x, y, out);
+            }
+        }
+        (a, b) if a != b => {
+            out.push(format!("    {path}:\n      ours   {}\n      theirs {}", cut(&a.to_string()), cut(&b.to_string())))
+        }
+        _ => {}
+    }
+}
+
 fn cut(s: &str) -> String {
     if s.len() > 600 {
         format!("{}…", &s[..s.char_indices().nth(600).map_or(s.len(), |(i, _)| i)])
     } else {
         s.to_owned()
+    }
+}
+
+/// A JSON document reduced to its objects' keys in document order
+/// (`serde_json::Value` sorts keys, so order is checked on this).
+enum Keys {
+    Leaf,
+    List(Vec<Keys>),
+    Map(Vec<(String, Keys)>),
+}
+
+impl<'de> serde::Deserialize<'de> for Keys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Keys, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Keys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Keys, E> {
+                Ok(Keys::Leaf)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Keys, E> {
+                Ok(Keys::Leaf)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Keys, E> {
+                Ok(Keys::Leaf)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Keys, E> {
+                Ok(Keys::Leaf)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Keys, E> {
+                Ok(Keys::Leaf)
+            }
+            fn visit_unit<E>(self) -> Result<Keys, E> {
+                Ok(Keys::Leaf)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Keys, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Keys::List(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Keys::Map(entries))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The first place where two documents list an object's keys in a
+/// different order (only where both have the same keys and array lengths).
+fn key_order_difference(path: &str, ours: &Keys, theirs: &Keys) -> Option<String> {
+    match (ours, theirs) {
+        // Ordered by Python set iteration among equal values (compared as a map).
+        _ if path == "report.agentrisk.ri_by_channel" => None,
+        (Keys::Map(a), Keys::Map(b)) => {
+            let (ka, kb): (Vec<&str>, Vec<&str>) =
+                (a.iter().map(|(k, _)| k.as_str()).collect(), b.iter().map(|(k, _)| k.as_str()).collect());
+            if ka != kb {
+                return Some(format!("    {path}: key order\n      ours   {ka:?}\n      theirs {kb:?}"));
+            }
+            a.iter().zip(b).find_map(|((k, x), (_, y))| key_order_difference(&format!("{path}.{k}"), x, y))
+        }
+        (Keys::List(a), Keys::List(b)) => {
+            a.iter().zip(b).enumerate().find_map(|(i, (x, y))| key_order_difference(&format!("{path}[{i}]"), x, y))
+        }
+        _ => None,
     }
 }
 
@@ -161,12 +285,12 @@ fn every_case_and_config_matches_the_reference() {
             let label = format!("{name} [{variant}]");
             let config = config_for(&variant);
             let canary_set = if variant == "pack" { canaries(case) } else { None };
-            let input = AnalysisInput {
-                config: &config,
-                canaries: canary_set.as_ref(),
-                env: &|_| None,
-                generated_at: String::new(),
-            };
+            let theirs: Option<Value> = has_report.then(|| {
+                serde_json::from_slice(&std::fs::read(case.join(format!("report.{variant}.json"))).unwrap()).unwrap()
+            });
+            // The digest hashes generated_at: build ours at the same instant.
+            let generated_at = theirs.as_ref().and_then(|t| t["generated_at"].as_str()).unwrap_or_default().to_owned();
+            let input = AnalysisInput { config: &config, canaries: canary_set.as_ref(), env: &|_| None, generated_at };
             let outcome = match &parsed {
                 Ok(trace) => report_from_trace(trace, &input).map_err(|e| e.to_string()),
                 Err(e) => Err(e.to_string()),
@@ -174,13 +298,21 @@ fn every_case_and_config_matches_the_reference() {
             match (has_report, outcome) {
                 (true, Ok(report)) => {
                     compared += 1;
-                    let theirs: Value =
-                        serde_json::from_slice(&std::fs::read(case.join(format!("report.{variant}.json"))).unwrap())
-                            .unwrap();
+                    let theirs = theirs.expect("read with the variant");
+                    for key in ["compliance", "flow", "leak_paths"] {
+                        assert!(theirs.get(key).is_some(), "{label}: the reference report has no {key}");
+                    }
                     let ours = serde_json::to_value(&report).unwrap();
                     let d = diff(&normalise(ours), &normalise(theirs));
                     if !d.is_empty() {
                         failures.push(format!("{label}: report differs\n{}", d.join("\n")));
+                    } else {
+                        let their_bytes = std::fs::read(case.join(format!("report.{variant}.json"))).unwrap();
+                        let theirs: Keys = serde_json::from_slice(&their_bytes).unwrap();
+                        let ours: Keys = serde_json::from_str(&serde_json::to_string(&report).unwrap()).unwrap();
+                        if let Some(d) = key_order_difference("report", &ours, &theirs) {
+                            failures.push(format!("{label}: key order differs\n{d}"));
+                        }
                     }
                 }
                 (true, Err(e)) => failures.push(format!("{label}: the reference wrote a report, we failed: {e}")),

@@ -15,6 +15,37 @@ pub(crate) struct Tables {
     pub keyname_stems_in_order: Vec<KeynameStem>,
     pub data_type_levels: HashMap<String, u8>,
     pub attack_families: Vec<AttackFamily>,
+    /// Channel → (source role, target role) of an event (spec 3.10).
+    pub flow_channel_roles: HashMap<String, (String, String)>,
+    /// Node kinds, strongest first: a node's kind is the first of these
+    /// among the roles it played.
+    pub flow_kind_priority: Vec<String>,
+    pub flow_kind_lane: HashMap<String, u8>,
+    /// The node id an endpoint of each role gets when the event names none
+    /// (the agent role uses the trace's agent name instead, see `report::flow`).
+    pub flow_implied_node_id: HashMap<String, String>,
+    /// Named sets of data types and channels the compliance controls test.
+    pub compliance_type_groups: HashMap<String, Vec<String>>,
+    pub compliance_frameworks: Vec<ComplianceFrameworkRow>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ComplianceFrameworkRow {
+    pub id: String,
+    pub name: String,
+    pub url: String,
+    pub controls: Vec<ComplianceControlRow>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ComplianceControlRow {
+    pub id: String,
+    pub name: String,
+    /// An informational control: always reported as `info`.
+    pub info: bool,
+    /// Policy assertions of which at least one must have been checked for
+    /// the control to be assessed; empty for trace-only controls.
+    pub requires_any_assertion: Vec<String>,
 }
 
 #[derive(Deserialize)]

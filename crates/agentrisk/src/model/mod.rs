@@ -4,8 +4,12 @@
 //! Names here are data of the report format (they must be spelled exactly as
 //! the reference spells them); behaviour lives in `score` and `report`.
 
+mod compliance;
+mod flow;
 mod report;
 
+pub use compliance::*;
+pub use flow::*;
 pub use report::*;
 
 use serde::{Deserialize, Serialize};

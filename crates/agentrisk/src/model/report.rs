@@ -5,11 +5,13 @@
 //! are kept as written (integers as `i64`, the verdict as a string) so that a
 //! report with odd values still loads and can be flagged as inconsistent by
 //! `report::rescore_report` instead of being rejected or silently fixed.
-//! `compliance`, `flow` and `leak_paths` are kept as raw JSON until the views
-//! that show them type them.
+//! `compliance`, `flow` and `leak_paths` are typed too, but read leniently:
+//! a section whose shape is not the one we know is dropped (`None`) instead
+//! of making the whole report unreadable.
 
-use super::{Channel, Level, LevelProfile};
-use serde::{Deserialize, Serialize};
+use super::{Channel, Compliance, Flow, LeakPath, Level, LevelProfile};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// The document kind every AgentLeak report declares in its `report` key.
 pub const REPORT_KIND: &str = "agentleak";
@@ -61,12 +63,12 @@ pub struct Report {
     pub remediation_hints: Vec<RemediationHint>,
     #[serde(default)]
     pub agentrisk: Option<AgentRiskBlock>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compliance: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flow: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub leak_paths: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub compliance: Option<Compliance>,
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub flow: Option<Flow>,
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub leak_paths: Option<Vec<LeakPath>>,
     /// Not written by the reference: a top-level `metadata` object that a
     /// red-team harness may add (read by `batch`, never written by us).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -257,6 +259,12 @@ pub struct AgentRiskBlock {
 
 fn default_true() -> bool {
     true
+}
+
+/// A section we only show: read it if it has the shape we know, else `None`.
+fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(value.and_then(|v| serde_json::from_value(v).ok()))
 }
 
 /// `{channel: number}` objects read and written in document order.

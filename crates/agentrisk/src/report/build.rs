@@ -1,8 +1,10 @@
 //! Building the AgentLeak v2 report from a run's findings (spec 3.1–3.7,
-//! 3.9, 3.12–3.13). Wording of recommendations and advice is ours; which
+//! 3.9–3.13). Wording of recommendations and advice is ours; which
 //! entries appear, in which order, with which data types and priority, is
 //! the reference's.
 
+use super::compliance::assess_compliance;
+use super::flow::{flow_and_leak_paths, FlowEvent};
 use crate::analyze::Finding;
 use crate::model::{
     AgentRiskBlock, Channel, ChannelRisk, CrossSession, Detection, Finding as ReportFinding, Level, PrivacyPolicy,
@@ -35,11 +37,13 @@ pub struct ReportOptions {
     pub generated_at: String,
 }
 
-/// Builds the report. `evaluate_policy` receives the rounded risk index and
-/// the leaked findings (final order) and returns the `privacy_policy` block,
-/// which feeds the gate.
+/// Builds the report. `events` are every event of the trace, in order (for
+/// `flow` and `leak_paths`). `evaluate_policy` receives the rounded risk
+/// index and the leaked findings (final order) and returns the
+/// `privacy_policy` block, which feeds the gate.
 pub fn build_report(
     facts: &RunFacts,
+    events: &[FlowEvent<'_>],
     findings: Vec<Finding>,
     options: &ReportOptions,
     evaluate_policy: impl FnOnce(f64, &[&Finding]) -> PrivacyPolicy,
@@ -67,6 +71,7 @@ pub fn build_report(
     let total_findings = leaked.len() as u64;
     let detected_total = findings.len() as u64;
     drop(leaked);
+    let (flow, leak_paths) = flow_and_leak_paths(events, &facts.agent_name, &findings, options.redact_values);
     // Last, so the findings' strings move into the report instead of being copied.
     let report_findings: Vec<ReportFinding> = findings
         .into_iter()
@@ -74,7 +79,7 @@ pub fn build_report(
         .map(|f| report_finding(f, &facts.run_id, options.redact_values))
         .collect();
 
-    Ok(Report {
+    let mut report = Report {
         report: REPORT_KIND.to_owned(),
         version: 2,
         scoring: "agentrisk".to_owned(),
@@ -142,10 +147,13 @@ pub fn build_report(
             weights: Some(risk.weights.iter().map(|&w| w as i64).collect()),
         }),
         compliance: None,
-        flow: None,
-        leak_paths: None,
+        flow: Some(flow),
+        leak_paths: Some(leak_paths),
         metadata: None,
-    })
+    };
+    // Computed from the finished report, as the reference does.
+    report.compliance = Some(assess_compliance(&report));
+    Ok(report)
 }
 
 fn report_finding(f: Finding, run_id: &str, redact_values: bool) -> ReportFinding {

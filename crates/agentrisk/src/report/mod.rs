@@ -8,12 +8,16 @@
 //! Stored numbers are never changed: callers show them, plus the flag.
 
 mod build;
+pub mod compliance;
+pub mod flow;
 mod load;
 mod plain;
 pub mod policy;
 mod rescore;
 
 pub use build::{build_report, ReportOptions, RunFacts};
+pub use compliance::assess_compliance;
+pub use flow::{flow_and_leak_paths, FlowEvent};
 pub use load::{load_report, LoadError};
 pub use plain::{channel_phrase, markdown_run, plain_summary};
 pub use rescore::{rescore_report, Mismatch, Recomputed, Rescore};

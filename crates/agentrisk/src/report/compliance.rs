@@ -1,0 +1,463 @@
+//! The report's `compliance` section (spec 3.11): a mapping of what leaked
+//! onto controls of 14 regulatory frameworks, computed from the report
+//! itself — its leaked `findings`, the 4-dp `risk_index`, `blocked` and the
+//! `privacy_policy` result. Framework and control ids, names and URLs come
+//! from the tables (`compliance_frameworks`), as do the data-type and
+//! channel groups the controls test (`compliance_type_groups`). The
+//! rationale sentences, the integrity note and the disclaimer are ours.
+//!
+//! Each control is a predicate returning *evidence tokens*: channel names,
+//! data types, `L<n>`, `policy:<rule>`, `RI x.xx` or `blocked`. Set
+//! intersections are listed sorted.
+
+use crate::detect::tables::{tables, ComplianceControlRow};
+use crate::model::{
+    Compliance, ComplianceAssurance, ComplianceControl, ComplianceFramework, CompliancePosture, ComplianceSummary,
+    ControlStatus, Disclaimer, EvidenceDetails, EvidenceRow, FailedFramework, Finding, FrameworkStatus, Integrity,
+    Level, PolicyViolation, Report,
+};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// The fields the integrity digest covers, in the order the report lists them.
+const CANONICAL_FIELDS: [&str; 5] = ["evidence_matrix", "generated_at", "privacy_score", "risk_index", "run_id"];
+
+const INTEGRITY_NOTE: &str =
+    "A SHA-256 of the listed fields, so the result can be re-checked; it is not a signature and attests nothing.";
+
+const DISCLAIMER_TEXT: &str = "This maps what the detectors saw in one trace onto framework controls as a starting \
+     point for review. It is not legal advice, not a certification and not an attestation of compliance; a \
+     control marked ok only means nothing was observed against it in this run.";
+
+const DISCLAIMER_SCOPE: &str = "one run; only findings the detectors observed";
+
+/// Our one-line reading of what each control checks.
+fn rationale(control_id: &str) -> &'static str {
+    match control_id {
+        "gdpr.art5.1c" => "Personal data reached internal channels where the task may not need it.",
+        "gdpr.art5.1b" => "A configured channel or data-type boundary was crossed.",
+        "gdpr.art5.1f" => "Personal data was disclosed on some channel.",
+        "gdpr.art9" => "Health data (a special category) was disclosed.",
+        "gdpr.art32" => "Credentials or keys were disclosed.",
+        "gdpr.art25" => "The policy asks for an explicit vault and the run did not have one.",
+        "law25.sensitive" => "Information of level L3 or L4 was disclosed.",
+        "law25.confidentiality" => "Personal information was disclosed on some channel.",
+        "nist.measure2.7" => "Privacy leakage was measured for this run.",
+        "nist.privacy_enhanced" => "The risk index is 0.40 or more, or L4 data leaked.",
+        "nist.manage1.3" => "The privacy gate blocks this run.",
+        "owasp.llm02" => "Sensitive information was disclosed on some channel.",
+        "owasp.llm06" => "Sensitive data was passed to a tool call.",
+        "euaiact.art10" => "Information of level L3 or L4 was disclosed.",
+        "hipaa.164.502b" => "Health data went to internal channels.",
+        "hipaa.164.312a" => "Health data was disclosed.",
+        "hipaa.164.514" => "Health data leaked together with a direct identifier.",
+        "pci.req3" => "Cardholder or account data was disclosed.",
+        "pci.req4" => "Cardholder data was disclosed on these channels.",
+        "pci.req3.4" => "Cardholder data reached logs, tool calls or files.",
+        "ferpa.education_records" => "Education records were disclosed.",
+        "ferpa.authority" => "Data was disclosed on internal channels or in the final output.",
+        "coppa.child_data" => "Data about a child was disclosed.",
+        "coppa.disclosure" => "Data was disclosed on internal channels or in the final output.",
+        "glba.nonpublic_personal_information" => "Non-public financial information was disclosed.",
+        "glba.safeguards" => "Data was disclosed on internal channels or in the final output.",
+        "tcpa.contact_data" => "Phone or subscriber data was disclosed.",
+        "tcpa.outbound_action" => "Data went into a tool call or the final output.",
+        "insurance.policyholder_data" => "Policy, claim or health data was disclosed.",
+        "insurance.minimum_necessary" => "Data went to internal channels.",
+        "telecom.cpni" => "Subscriber or network data was disclosed.",
+        "telecom.account_boundary" => "Data was disclosed on internal channels or in the final output.",
+        "real_estate.client_data" => "Client identity, contact or financial data was disclosed.",
+        "real_estate.transaction_boundary" => "Data went to internal channels.",
+        _ => "",
+    }
+}
+
+/// What leaked, as the controls test it.
+struct Leaks<'r> {
+    types: BTreeSet<&'r str>,
+    channels: BTreeSet<&'static str>,
+    levels: BTreeSet<u8>,
+    risk_index: f64,
+    blocked: bool,
+    violations: &'r [PolicyViolation],
+}
+
+/// A named group of `compliance_type_groups`.
+fn group(name: &str) -> BTreeSet<&'static str> {
+    match tables().compliance_type_groups.get(name) {
+        Some(items) => items.iter().map(String::as_str).collect(),
+        // Bundled data: a missing group is caught by every test run.
+        None => panic!("compliance group {name} missing from the tables"),
+    }
+}
+
+/// The sorted intersection of `set` with `with`.
+fn both(set: &BTreeSet<&str>, with: &BTreeSet<&str>) -> Vec<String> {
+    set.iter().filter(|x| with.contains(*x)).map(|x| (*x).to_owned()).collect()
+}
+
+fn union<'s>(a: BTreeSet<&'s str>, b: impl IntoIterator<Item = &'s str>) -> BTreeSet<&'s str> {
+    a.into_iter().chain(b).collect()
+}
+
+fn all(set: &BTreeSet<&str>) -> Vec<String> {
+    set.iter().map(|x| (*x).to_owned()).collect()
+}
+
+/// The evidence tokens of one control.
+fn evidence(control_id: &str, l: &Leaks<'_>) -> Vec<String> {
+    let internal = group("INTERNAL_CHANNELS");
+    let internal_or_output = union(group("INTERNAL_CHANNELS"), ["final_output"]);
+    let health = both(&l.types, &group("HEALTH_TYPES"));
+    let cardholder = both(&l.types, &group("CARDHOLDER_TYPES"));
+    let high_levels = || l.levels.iter().filter(|&&n| n >= 3).map(|n| format!("L{n}")).collect::<Vec<_>>();
+    let policy = |rules: &[&str]| {
+        l.violations.iter().filter(|v| rules.contains(&v.rule.as_str())).map(|v| format!("policy:{}", v.rule)).collect()
+    };
+    let when = |cond: bool, tokens: Vec<String>| if cond { tokens } else { Vec::new() };
+    match control_id {
+        "gdpr.art5.1c" => both(&l.channels, &internal),
+        "gdpr.art5.1b" => policy(&["forbid_channels", "forbid_data_types"]),
+        "gdpr.art5.1f" | "law25.confidentiality" | "owasp.llm02" => all(&l.channels),
+        "gdpr.art9" | "hipaa.164.312a" => health,
+        "gdpr.art32" => both(&l.types, &group("SECRET_TYPES")),
+        "gdpr.art25" => policy(&["require_explicit_vault"]),
+        "law25.sensitive" | "euaiact.art10" => high_levels(),
+        "nist.measure2.7" => Vec::new(),
+        "nist.privacy_enhanced" => {
+            let mut tokens = Vec::new();
+            if l.risk_index >= 0.4 {
+                tokens.push(format!("RI {:.2}", l.risk_index));
+            }
+            if l.levels.contains(&4) {
+                tokens.push("L4".to_owned());
+            }
+            tokens
+        }
+        "nist.manage1.3" => when(l.blocked, vec!["blocked".to_owned()]),
+        "owasp.llm06" => both(&l.channels, &BTreeSet::from(["tool_call"])),
+        "hipaa.164.502b" => when(l.channels.iter().any(|c| internal.contains(c)), health),
+        "hipaa.164.514" => {
+            let identifiers = group("PII_IDENTIFIERS");
+            let has_identifier = l.types.iter().any(|t| identifiers.contains(t));
+            when(!health.is_empty() && has_identifier, both(&l.types, &union(group("HEALTH_TYPES"), identifiers)))
+        }
+        "pci.req3" => cardholder,
+        "pci.req4" => when(!cardholder.is_empty(), all(&l.channels)),
+        "pci.req3.4" => {
+            when(!cardholder.is_empty(), both(&l.channels, &BTreeSet::from(["log", "tool_call", "generated_file"])))
+        }
+        "ferpa.education_records" => both(&l.types, &group("EDUCATION_TYPES")),
+        "ferpa.authority" | "coppa.disclosure" | "glba.safeguards" | "telecom.account_boundary" => {
+            both(&l.channels, &internal_or_output)
+        }
+        "coppa.child_data" => both(&l.types, &group("CHILD_TYPES")),
+        "glba.nonpublic_personal_information" => both(&l.types, &group("FINANCIAL_TYPES")),
+        "tcpa.contact_data" => both(&l.types, &BTreeSet::from(["phone_number", "subscriber_id"])),
+        "tcpa.outbound_action" => both(&l.channels, &BTreeSet::from(["tool_call", "final_output"])),
+        "insurance.policyholder_data" => both(&l.types, &group("INSURANCE_TYPES")),
+        "insurance.minimum_necessary" | "real_estate.transaction_boundary" => both(&l.channels, &internal),
+        "telecom.cpni" => both(&l.types, &group("TELECOM_TYPES")),
+        "real_estate.client_data" => {
+            let client = union(union(group("PII_IDENTIFIERS"), group("FINANCIAL_TYPES")), ["address"]);
+            both(&l.types, &client)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Resolves evidence tokens back to the leaked findings they stand for.
+///
+/// A finding is cited when its channel, data type or `L<level>` is a token,
+/// or a cited policy violation lists its id. Reference quirk (pinned by
+/// `edge_finding_id_collision`, where two findings share `finding_003`):
+/// the cited set is the directly matching findings *plus*, for every cited
+/// id, the last finding carrying that id — so a token can pull in the data
+/// type and level of an unrelated finding that reuses an id.
+fn details(
+    tokens: &[String],
+    findings: &[Finding],
+    last_by_id: &HashMap<&str, usize>,
+    l: &Leaks<'_>,
+) -> EvidenceDetails {
+    let tokens: HashSet<&str> = tokens.iter().map(String::as_str).collect();
+    let rules: BTreeSet<&str> = tokens.iter().filter_map(|t| t.strip_prefix("policy:")).collect();
+    let mut ids: BTreeSet<&str> = l
+        .violations
+        .iter()
+        .filter(|v| rules.contains(v.rule.as_str()))
+        .flat_map(|v| v.finding_ids.iter().map(String::as_str))
+        .collect();
+    let cites = |f: &Finding| {
+        tokens.contains(f.channel.as_str()) || tokens.contains(f.data_type.as_str()) || tokens.contains(f.level.label())
+    };
+    let direct: Vec<&Finding> = findings.iter().filter(|f| cites(f)).collect();
+    ids.extend(direct.iter().map(|f| f.finding_id.as_str()));
+    let cited = direct.into_iter().chain(ids.iter().filter_map(|id| last_by_id.get(id).map(|&i| &findings[i])));
+
+    let (mut finding_ids, mut channels, mut data_types, mut levels) =
+        (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), BTreeSet::<Level>::new());
+    for f in cited {
+        finding_ids.insert(f.finding_id.as_str());
+        channels.insert(f.channel.as_str());
+        data_types.insert(f.data_type.as_str());
+        levels.insert(f.level);
+    }
+    EvidenceDetails {
+        finding_ids: finding_ids.into_iter().map(str::to_owned).collect(),
+        channels: channels.into_iter().filter_map(crate::model::Channel::from_name).collect(),
+        data_types: data_types.into_iter().map(str::to_owned).collect(),
+        levels: levels.into_iter().collect(),
+        policy_rules: rules.into_iter().map(str::to_owned).collect(),
+    }
+}
+
+fn status(row: &ComplianceControlRow, checked: &[String], evidence: &[String]) -> ControlStatus {
+    let assessed =
+        row.requires_any_assertion.is_empty() || row.requires_any_assertion.iter().any(|a| checked.contains(a));
+    if !assessed {
+        ControlStatus::NotAssessed
+    } else if row.info {
+        ControlStatus::Info
+    } else if !evidence.is_empty() {
+        ControlStatus::AtRisk
+    } else {
+        ControlStatus::Ok
+    }
+}
+
+/// The `compliance` section of a report (everything else in it final).
+pub fn assess_compliance(report: &Report) -> Compliance {
+    let findings = &report.findings;
+    let (checked, violations): (&[String], &[PolicyViolation]) = match &report.privacy_policy {
+        Some(p) => (&p.assertions_checked, &p.violations),
+        None => (&[], &[]),
+    };
+    let leaks = Leaks {
+        types: findings.iter().map(|f| f.data_type.as_str()).collect(),
+        channels: findings.iter().map(|f| f.channel.as_str()).collect(),
+        levels: findings.iter().map(|f| f.level.get()).collect(),
+        risk_index: report.risk_index,
+        blocked: report.blocked,
+        violations,
+    };
+    let last_by_id: HashMap<&str, usize> =
+        findings.iter().enumerate().map(|(i, f)| (f.finding_id.as_str(), i)).collect();
+
+    let frameworks: Vec<ComplianceFramework> = tables()
+        .compliance_frameworks
+        .iter()
+        .map(|fw| {
+            let controls: Vec<ComplianceControl> = fw
+                .controls
+                .iter()
+                .map(|row| {
+                    let evidence = evidence(&row.id, &leaks);
+                    ComplianceControl {
+                        id: row.id.clone(),
+                        name: row.name.clone(),
+                        status: status(row, checked, &evidence),
+                        rationale: rationale(&row.id).to_owned(),
+                        evidence_details: details(&evidence, findings, &last_by_id, &leaks),
+                        evidence,
+                        assessment_basis: if row.requires_any_assertion.is_empty() {
+                            "trace_observation"
+                        } else {
+                            "trace_and_policy"
+                        }
+                        .to_owned(),
+                    }
+                })
+                .collect();
+            let count = |s: ControlStatus| controls.iter().filter(|c| c.status == s).count() as u64;
+            let at_risk = count(ControlStatus::AtRisk);
+            ComplianceFramework {
+                id: fw.id.clone(),
+                name: fw.name.clone(),
+                url: fw.url.clone(),
+                status: if at_risk > 0 { FrameworkStatus::NonCompliant } else { FrameworkStatus::Compliant },
+                at_risk,
+                not_assessed: count(ControlStatus::NotAssessed),
+                controls,
+            }
+        })
+        .collect();
+
+    let mut failed: Vec<&ComplianceFramework> =
+        frameworks.iter().filter(|f| f.status == FrameworkStatus::NonCompliant).collect();
+    failed.sort_by_key(|f| std::cmp::Reverse(f.at_risk));
+    let controls_at_risk: u64 = frameworks.iter().map(|f| f.at_risk).sum();
+    let controls_not_assessed: u64 = frameworks.iter().map(|f| f.not_assessed).sum();
+    let summary = ComplianceSummary {
+        total: frameworks.len() as u64,
+        compliant: (frameworks.len() - failed.len()) as u64,
+        non_compliant: failed.len() as u64,
+        controls_at_risk,
+        controls_not_assessed,
+    };
+    let posture = CompliancePosture {
+        status: if failed.is_empty() { FrameworkStatus::Compliant } else { FrameworkStatus::NonCompliant },
+        failed_frameworks: failed.iter().map(|f| f.id.clone()).collect(),
+        failed: failed
+            .iter()
+            .map(|f| FailedFramework { id: f.id.clone(), name: f.name.clone(), at_risk: f.at_risk })
+            .collect(),
+    };
+    let mut policy_assertions = checked.to_vec();
+    policy_assertions.sort();
+    let assurance = ComplianceAssurance {
+        status: if controls_at_risk > 0 { "controls_at_risk" } else { "observed_clear" }.to_owned(),
+        evidence_grade: if policy_assertions.is_empty() { "trace_only" } else { "trace_and_policy" }.to_owned(),
+        controls_not_assessed,
+        policy_assertions,
+    };
+    let evidence_matrix = evidence_matrix(&frameworks, findings);
+    let digest = integrity_digest(report, &evidence_matrix);
+    Compliance {
+        summary,
+        posture,
+        assurance,
+        integrity: Integrity {
+            algorithm: "sha256".to_owned(),
+            digest,
+            canonical_fields: CANONICAL_FIELDS.map(str::to_owned).to_vec(),
+            signed: false,
+            note: INTEGRITY_NOTE.to_owned(),
+        },
+        disclaimer: Disclaimer {
+            text: DISCLAIMER_TEXT.to_owned(),
+            is_legal_certification: false,
+            is_compliance_attestation: false,
+            scope: DISCLAIMER_SCOPE.to_owned(),
+        },
+        evidence_matrix,
+        frameworks,
+    }
+}
+
+/// One row per distinct leaked finding id (sorted), with the sorted
+/// frameworks and controls whose evidence cites it.
+fn evidence_matrix(frameworks: &[ComplianceFramework], findings: &[Finding]) -> Vec<EvidenceRow> {
+    let mut rows: BTreeMap<&str, (BTreeSet<&str>, BTreeSet<&str>)> =
+        findings.iter().map(|f| (f.finding_id.as_str(), Default::default())).collect();
+    for fw in frameworks {
+        for control in &fw.controls {
+            for id in &control.evidence_details.finding_ids {
+                if let Some((fws, controls)) = rows.get_mut(id.as_str()) {
+                    fws.insert(&fw.id);
+                    controls.insert(&control.id);
+                }
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|(id, (fws, controls))| EvidenceRow {
+            finding_id: id.to_owned(),
+            frameworks: fws.into_iter().map(str::to_owned).collect(),
+            controls: controls.into_iter().map(str::to_owned).collect(),
+        })
+        .collect()
+}
+
+/// The integrity digest: SHA-256 (hex) of the compact, key-sorted,
+/// ASCII-only JSON of `{evidence_matrix, generated_at, privacy_score,
+/// risk_index, run_id}` — the form Python's `json.dumps(sort_keys=True,
+/// separators=(",", ":"))` writes, floats in Python `repr`.
+pub fn integrity_digest(report: &Report, matrix: &[EvidenceRow]) -> String {
+    let mut doc = String::from("{\"evidence_matrix\":[");
+    for (i, row) in matrix.iter().enumerate() {
+        if i > 0 {
+            doc.push(',');
+        }
+        doc.push_str("{\"controls\":");
+        push_string_list(&mut doc, &row.controls);
+        doc.push_str(",\"finding_id\":");
+        push_json_string(&mut doc, &row.finding_id);
+        doc.push_str(",\"frameworks\":");
+        push_string_list(&mut doc, &row.frameworks);
+        doc.push('}');
+    }
+    doc.push_str("],\"generated_at\":");
+    push_json_string(&mut doc, &report.generated_at);
+    doc.push_str(&format!(",\"privacy_score\":{}", report.privacy_score));
+    doc.push_str(&format!(",\"risk_index\":{}", crate::trace::py_float_repr(report.risk_index)));
+    doc.push_str(",\"run_id\":");
+    push_json_string(&mut doc, &report.run_id);
+    doc.push('}');
+    Sha256::digest(doc.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn push_string_list(out: &mut String, items: &[String]) {
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_string(out, item);
+    }
+    out.push(']');
+}
+
+/// A JSON string as Python's `json.dumps` writes it with `ensure_ascii`:
+/// everything outside printable ASCII (U+0020–U+007E) as `\uxxxx` (lower-case
+/// hex, surrogate pairs above U+FFFF), except the short escapes.
+fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            ' '..='~' => out.push(c),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json_string(s: &str) -> String {
+        let mut out = String::new();
+        push_json_string(&mut out, s);
+        out
+    }
+
+    #[test]
+    fn strings_are_escaped_as_python_ensure_ascii_does() {
+        assert_eq!(json_string("run \"1\"\\"), r#""run \"1\"\\""#);
+        assert_eq!(json_string("a\nb\tc\u{1}\u{7f}"), r#""a\nb\tc\u0001\u007f""#);
+        assert_eq!(json_string("Québec"), r#""Qu\u00e9bec""#);
+        assert_eq!(json_string("😀"), r#""\ud83d\ude00""#);
+    }
+
+    #[test]
+    fn every_control_of_the_tables_has_a_rationale() {
+        for fw in &tables().compliance_frameworks {
+            for c in &fw.controls {
+                assert!(!rationale(&c.id).is_empty(), "{}", c.id);
+            }
+        }
+        let controls: usize = tables().compliance_frameworks.iter().map(|f| f.controls.len()).sum();
+        assert_eq!((tables().compliance_frameworks.len(), controls), (14, 34));
+    }
+
+    #[test]
+    fn two_decimal_ri_rounds_like_python_format() {
+        // Python: format(0.125, ".2f") == "0.12", format(0.625, ".2f") == "0.62" (exact ties to even).
+        assert_eq!(format!("{:.2}", 0.125), "0.12");
+        assert_eq!(format!("{:.2}", 0.625), "0.62");
+        assert_eq!(format!("{:.2}", 0.4444), "0.44");
+    }
+}

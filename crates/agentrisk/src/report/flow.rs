@@ -1,0 +1,377 @@
+//! The report's `flow` topology and `leak_paths` (spec 3.10).
+//!
+//! Both read every event of the trace (empty and channel-filtered ones
+//! included) and every finding, baseline ones included. Each channel gives
+//! an event a source role and a target role (`flow_channel_roles` in the
+//! tables); an endpoint's node id is the event's own `source`/`target`,
+//! trimmed, unless that is empty, `unknown` or `?`, in which case the role's
+//! implied name is used (the trace's agent name for the agent role).
+//!
+//! Everything is a pass over events or findings with hash maps, plus sorts:
+//! near-linear in the size of the trace.
+
+use crate::analyze::Finding;
+use crate::detect::tables::tables;
+use crate::model::{Channel, Flow, FlowEdge, FlowNode, LeakPath, LeakStep};
+use crate::pyunicode::strip;
+use std::cmp::Reverse;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// What the topology needs of one trace event.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlowEvent<'a> {
+    pub event_id: &'a str,
+    pub channel: Channel,
+    pub source: &'a str,
+    pub target: &'a str,
+}
+
+/// The flow tables, resolved once: roles are indices into
+/// `flow_kind_priority`, so a smaller index is a stronger kind.
+struct RoleTable {
+    kinds: Vec<String>,
+    lanes: Vec<u8>,
+    implied: Vec<String>,
+    agent: usize,
+    /// (source role, target role) per channel, indexed like `Channel::ALL`.
+    by_channel: [(usize, usize); 8],
+}
+
+fn role_table() -> &'static RoleTable {
+    static TABLE: OnceLock<RoleTable> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let t = tables();
+        let kinds = t.flow_kind_priority.clone();
+        // The tables are bundled with the crate; a missing entry is a build error
+        // that every test run would hit.
+        let index = |role: &str| {
+            kinds.iter().position(|k| k == role).unwrap_or_else(|| panic!("flow role {role} has no kind priority"))
+        };
+        let by_channel = Channel::ALL.map(|c| {
+            let (source, target) =
+                t.flow_channel_roles.get(c.as_str()).unwrap_or_else(|| panic!("no flow roles for channel {c}"));
+            (index(source), index(target))
+        });
+        let lanes = kinds.iter().map(|k| t.flow_kind_lane.get(k).copied().unwrap_or(2)).collect();
+        let implied =
+            kinds.iter().map(|k| t.flow_implied_node_id.get(k).cloned().unwrap_or_else(|| k.clone())).collect();
+        let agent = index("agent");
+        RoleTable { kinds, lanes, implied, agent, by_channel }
+    })
+}
+
+fn channel_index(channel: Channel) -> usize {
+    Channel::ALL.iter().position(|&c| c == channel).unwrap_or(0)
+}
+
+/// The (source, target) node ids and roles of events, and which event an
+/// event id refers to (the *last* event with that id, as in the reference).
+struct Endpoints<'a> {
+    table: &'static RoleTable,
+    agent_name: &'a str,
+    ends: Vec<(&'a str, &'a str)>,
+    by_id: HashMap<&'a str, usize>,
+}
+
+impl<'a> Endpoints<'a> {
+    fn new(events: &[FlowEvent<'a>], agent_name: &'a str) -> Endpoints<'a> {
+        let table = role_table();
+        let mut e = Endpoints { table, agent_name, ends: Vec::with_capacity(events.len()), by_id: HashMap::new() };
+        for (i, event) in events.iter().enumerate() {
+            let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
+            let ends = (e.node_id(event.source, source_role), e.node_id(event.target, target_role));
+            e.ends.push(ends);
+            e.by_id.insert(event.event_id, i);
+        }
+        e
+    }
+
+    fn node_id(&self, explicit: &'a str, role: usize) -> &'a str {
+        let trimmed = strip(explicit);
+        let placeholder =
+            trimmed.is_empty() || trimmed == "?" || trimmed.chars().flat_map(char::to_lowercase).eq("unknown".chars());
+        if !placeholder {
+            trimmed
+        } else if role == self.table.agent && !self.agent_name.is_empty() {
+            self.agent_name
+        } else {
+            &self.table.implied[role]
+        }
+    }
+
+    /// The event position and endpoints a finding belongs to. A finding
+    /// whose event id is not in the trace gets the implied endpoints of its
+    /// channel and sorts after every event.
+    fn of(&self, finding: &'a Finding) -> (usize, (&'a str, &'a str)) {
+        match self.by_id.get(finding.event_id.as_str()) {
+            Some(&i) => (i, self.ends[i]),
+            None => {
+                let (s, t) = self.table.by_channel[channel_index(finding.channel)];
+                (usize::MAX, (self.node_id("", s), self.node_id("", t)))
+            }
+        }
+    }
+}
+
+fn label(level: u8) -> String {
+    if level == 0 {
+        String::new()
+    } else {
+        format!("L{level}")
+    }
+}
+
+/// `flow` and `leak_paths` of a trace. `findings` are all findings in final
+/// order; `redact_values` decides whether a path shows the raw value.
+pub fn flow_and_leak_paths(
+    events: &[FlowEvent<'_>],
+    agent_name: &str,
+    findings: &[Finding],
+    redact_values: bool,
+) -> (Flow, Vec<LeakPath>) {
+    let endpoints = Endpoints::new(events, agent_name);
+    let flow = topology(events, &endpoints, findings);
+    let paths = leak_paths(&endpoints, findings, redact_values);
+    (flow, paths)
+}
+
+fn topology<'a>(events: &[FlowEvent<'a>], endpoints: &Endpoints<'a>, findings: &'a [Finding]) -> Flow {
+    let table = endpoints.table;
+    // Node → strongest role played.
+    let mut kinds: HashMap<&str, usize> = HashMap::new();
+    // (source, target, channel) → edge index, edges in first-appearance order.
+    let mut edge_index: HashMap<(&str, &str, Channel), usize> = HashMap::new();
+    let mut edges: Vec<(&str, &str, Channel, u64, u8)> = Vec::new();
+    for (event, &(source, target)) in events.iter().zip(&endpoints.ends) {
+        let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
+        for (node, role) in [(source, source_role), (target, target_role)] {
+            let kind = kinds.entry(node).or_insert(role);
+            *kind = (*kind).min(role);
+        }
+        let i = *edge_index.entry((source, target, event.channel)).or_insert_with(|| {
+            edges.push((source, target, event.channel, 0, 0));
+            edges.len() - 1
+        });
+        edges[i].3 += 1;
+    }
+    for f in findings.iter().filter(|f| f.channel.is_disclosure()) {
+        // The triple is the endpoints of the finding's event (by id) with the
+        // finding's own channel; it need not be an edge of the events.
+        let (position, (source, target)) = endpoints.of(f);
+        if position == usize::MAX {
+            continue;
+        }
+        if let Some(&i) = edge_index.get(&(source, target, f.channel)) {
+            edges[i].4 = edges[i].4.max(f.level.get());
+        }
+    }
+
+    let mut nodes: Vec<FlowNode> = kinds
+        .into_iter()
+        .map(|(id, kind)| FlowNode { id: id.to_owned(), kind: table.kinds[kind].clone(), lane: table.lanes[kind] })
+        .collect();
+    nodes.sort_by(|a, b| (a.lane, &a.id).cmp(&(b.lane, &b.id)));
+    // Stable: equal (level, source, target) keep first appearance, whatever the channel.
+    edges.sort_by(|a, b| (Reverse(a.4), a.0, a.1).cmp(&(Reverse(b.4), b.0, b.1)));
+    let edges = edges
+        .into_iter()
+        .map(|(source, target, channel, count, level)| FlowEdge {
+            source: source.to_owned(),
+            target: target.to_owned(),
+            channel,
+            count,
+            leaked: level > 0,
+            level,
+            level_label: label(level),
+        })
+        .collect();
+    Flow { nodes, edges }
+}
+
+fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_values: bool) -> Vec<LeakPath> {
+    let table = endpoints.table;
+    let mut group_index: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut groups: Vec<Vec<&Finding>> = Vec::new();
+    for f in findings {
+        let i = *group_index.entry((f.data_type.as_str(), f.matched_value.as_str())).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[i].push(f);
+    }
+    drop(group_index);
+
+    let mut paths: Vec<LeakPath> = Vec::new();
+    for group in groups {
+        if !group.iter().any(|f| f.channel.is_disclosure()) {
+            continue;
+        }
+        let mut placed: Vec<(usize, (&str, &str), &Finding)> = group
+            .into_iter()
+            .map(|f| {
+                let (position, ends) = endpoints.of(f);
+                (position, ends, f)
+            })
+            .collect();
+        placed.sort_by_key(|&(position, _, _)| position);
+        let steps: Vec<LeakStep> = placed
+            .iter()
+            .map(|&(_, (source, target), f)| LeakStep {
+                event_id: f.event_id.clone(),
+                channel: f.channel,
+                source: source.to_owned(),
+                target: target.to_owned(),
+                kind: if f.channel.is_baseline() { "source" } else { "leak" }.to_owned(),
+                level: f.level,
+                level_label: f.level.label().to_owned(),
+            })
+            .collect();
+        let leaks: Vec<&(usize, (&str, &str), &Finding)> =
+            placed.iter().filter(|(_, _, f)| f.channel.is_disclosure()).collect();
+        let level = leaks.iter().map(|(_, _, f)| f.level).max().unwrap_or(crate::model::Level::L1);
+        let mut channels: Vec<Channel> = leaks.iter().map(|(_, _, f)| f.channel).collect();
+        channels.sort_by_key(|c| c.as_str());
+        channels.dedup();
+        // Steps whose channel has the agent as its source role (every
+        // disclosure channel, as the tables stand).
+        let mut agents: Vec<String> = leaks
+            .iter()
+            .filter(|(_, _, f)| table.by_channel[channel_index(f.channel)].0 == table.agent)
+            .map(|&&(_, (source, _), _)| source.to_owned())
+            .collect();
+        agents.sort();
+        agents.dedup();
+        let first = placed[0].2;
+        let origin = steps[0].clone();
+        paths.push(LeakPath {
+            data_type: first.data_type.clone(),
+            value: if redact_values { first.redacted_value() } else { first.matched_value.clone() },
+            level,
+            level_label: level.label().to_owned(),
+            entered_via: first.channel.is_baseline().then_some(first.channel),
+            origin,
+            leak_count: leaks.len() as u64,
+            channels,
+            agents,
+            steps,
+        });
+    }
+    paths.sort_by(|a, b| {
+        (Reverse(a.level), Reverse(a.leak_count), &a.data_type).cmp(&(
+            Reverse(b.level),
+            Reverse(b.leak_count),
+            &b.data_type,
+        ))
+    });
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Level, Severity};
+
+    fn finding(event_id: &str, channel: Channel, value: &str, level: u8) -> Finding {
+        Finding {
+            finding_id: String::new(),
+            event_index: 0,
+            event_id: event_id.to_owned(),
+            channel,
+            source: String::new(),
+            target: String::new(),
+            data_type: "email".to_owned(),
+            severity: Severity::Medium,
+            level: Level::clamped(i64::from(level)),
+            confidence: 0.9,
+            matched_value: value.to_owned(),
+            detector: String::new(),
+            recommendation: String::new(),
+            tier: String::new(),
+            transform: None,
+            fragments: Vec::new(),
+            coalesced_from: None,
+        }
+    }
+
+    fn event<'a>(event_id: &'a str, channel: Channel, source: &'a str, target: &'a str) -> FlowEvent<'a> {
+        FlowEvent { event_id, channel, source, target }
+    }
+
+    #[test]
+    fn placeholder_endpoints_take_the_implied_names_and_explicit_ones_are_trimmed() {
+        let events = [
+            event("e1", Channel::UserInput, " UNKNOWN ", "?"),
+            event("e2", Channel::ToolCall, "", "  crm "),
+            event("e3", Channel::ToolResponse, "crm", "unknown"),
+            event("e4", Channel::Log, "unknown", "unknown"),
+        ];
+        let (flow, _) = flow_and_leak_paths(&events, "", &[], true);
+        let nodes: Vec<(&str, &str, u8)> =
+            flow.nodes.iter().map(|n| (n.id.as_str(), n.kind.as_str(), n.lane)).collect();
+        // `crm` was an external target and a tool source: tool ranks first.
+        assert_eq!(nodes, vec![("crm", "tool", 0), ("user", "user", 0), ("agent", "agent", 1), ("logs", "log", 2)]);
+        let (named, _) = flow_and_leak_paths(&events[..1], "bot", &[], true);
+        assert_eq!(named.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(), ["user", "bot"]);
+    }
+
+    #[test]
+    fn edges_sort_by_level_then_endpoints_keeping_first_appearance() {
+        let events = [
+            event("e1", Channel::Log, "a", "z"),
+            event("e2", Channel::SharedMemory, "a", "z"),
+            event("e3", Channel::ToolCall, "a", "b"),
+            event("e4", Channel::Log, "a", "z"),
+        ];
+        let findings = [finding("e3", Channel::ToolCall, "x@y.z", 2)];
+        let (flow, paths) = flow_and_leak_paths(&events, "bot", &findings, true);
+        let edges: Vec<(&str, Channel, u64, u8)> =
+            flow.edges.iter().map(|e| (e.target.as_str(), e.channel, e.count, e.level)).collect();
+        assert_eq!(
+            edges,
+            vec![("b", Channel::ToolCall, 1, 2), ("z", Channel::Log, 2, 0), ("z", Channel::SharedMemory, 1, 0)]
+        );
+        assert_eq!((flow.edges[0].leaked, flow.edges[0].level_label.as_str()), (true, "L2"));
+        assert_eq!(flow.edges[1].level_label, "");
+        assert_eq!((paths.len(), paths[0].value.as_str(), paths[0].entered_via), (1, "x@*.z", None));
+    }
+
+    #[test]
+    fn a_path_orders_steps_by_event_and_drops_values_that_never_leaked() {
+        let events = [
+            event("e1", Channel::ToolResponse, "db", "agent"),
+            event("e2", Channel::FinalOutput, "agent", "user"),
+            event("e3", Channel::Log, "agent", "stdout"),
+        ];
+        let findings = [
+            finding("e3", Channel::Log, "a@b.cd", 3),
+            finding("e1", Channel::ToolResponse, "a@b.cd", 3),
+            // An event id that is not in the trace (our choice: implied
+            // endpoints of its channel, after every event).
+            finding("gone", Channel::FinalOutput, "a@b.cd", 2),
+            finding("e2", Channel::FinalOutput, "a@b.cd", 3),
+            finding("e1", Channel::ToolResponse, "only@base.line", 3),
+        ];
+        let (_, paths) = flow_and_leak_paths(&events, "bot", &findings, false);
+        assert_eq!(paths.len(), 1);
+        let p = &paths[0];
+        let steps: Vec<(&str, &str, &str, &str)> = p
+            .steps
+            .iter()
+            .map(|s| (s.event_id.as_str(), s.source.as_str(), s.target.as_str(), s.kind.as_str()))
+            .collect();
+        assert_eq!(
+            steps,
+            vec![
+                ("e1", "db", "agent", "source"),
+                ("e2", "agent", "user", "leak"),
+                ("e3", "agent", "stdout", "leak"),
+                ("gone", "bot", "final output", "leak"),
+            ]
+        );
+        assert_eq!((p.value.as_str(), p.entered_via, p.leak_count), ("a@b.cd", Some(Channel::ToolResponse), 3));
+        assert_eq!(p.channels, vec![Channel::FinalOutput, Channel::Log]);
+        assert_eq!(p.agents, vec!["agent", "bot"]);
+        assert_eq!(p.origin, p.steps[0]);
+    }
+}
