@@ -165,7 +165,7 @@ pub fn findings_from_events_observed(
 ) -> Vec<Finding> {
     let step = (run_events.len() / 100).max(1000);
     let mut findings: Vec<Finding> = Vec::new();
-    let mut scanned: Vec<obscured::Scanned<'_>> = Vec::new();
+    let mut scanned = obscured::Scanned::new();
     let mut counter = 0usize;
     for (index, event) in run_events.iter().enumerate() {
         if index % step == 0 && index > 0 {
@@ -186,14 +186,7 @@ pub fn findings_from_events_observed(
                 new.read(&view.text, Some(&view.transform), detection, canaries, &mut kept);
             }
         }
-        scanned.push(obscured::Scanned {
-            event_id: event.event_id,
-            channel: event.channel,
-            source: event.source,
-            target: event.target,
-            text: event.text,
-            views,
-        });
+        scanned.push(index, event, views);
         // Reference quirk (edge_finding_id_collision): the counter advances
         // by the findings returned, not those numbered, so ids can repeat.
         counter += kept.len();

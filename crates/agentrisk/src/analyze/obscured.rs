@@ -7,20 +7,60 @@
 //! canonical, reversed and rotated texts are computed once, and anchors are
 //! looked up only where their text can occur. Results are the same.
 
+use super::decoded::View;
 use super::split::{split_copies_in_group, IdentifierTrie, TokenRuns};
-use super::{canonical_value, contains_at_token_boundaries, Finding, TokenMatcher};
+use super::{canonical_value, contains_at_token_boundaries, EventText, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
 use std::collections::{HashMap, HashSet};
 
-/// A scanned event as this pass sees it.
-pub(super) struct Scanned<'a> {
-    pub event_id: &'a str,
-    pub channel: crate::model::Channel,
-    pub source: &'a str,
-    pub target: &'a str,
-    pub text: &'a str,
-    /// The decoded views of `text` (spec 2.4), from the per-event pass.
-    pub views: Vec<super::decoded::View>,
+/// Lists of items, one list per event, held in one vector (most events
+/// have empty lists, and a vector per event costs 24 bytes even empty).
+pub(super) struct PerEvent<T> {
+    items: Vec<T>,
+    /// End of each event's list in `items`.
+    ends: Vec<u32>,
+}
+
+impl<T> PerEvent<T> {
+    pub(super) fn with_capacity(events: usize) -> PerEvent<T> {
+        PerEvent { items: Vec::new(), ends: Vec::with_capacity(events) }
+    }
+
+    /// Appends the next event's list.
+    pub(super) fn push(&mut self, list: impl IntoIterator<Item = T>) {
+        self.items.extend(list);
+        self.ends.push(self.items.len() as u32);
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(super) fn get(&self, event: usize) -> &[T] {
+        let start = if event == 0 { 0 } else { self.ends[event - 1] as usize };
+        &self.items[start..self.ends[event] as usize]
+    }
+}
+
+/// The scanned events as this pass sees them, in trace order, with the
+/// decoded views of each text (spec 2.4) from the per-event pass.
+pub(super) struct Scanned<'e, 'a> {
+    events: Vec<&'e EventText<'a>>,
+    /// The position of each in the trace (its findings' `event_index`).
+    indexes: Vec<u32>,
+    views: PerEvent<View>,
+}
+
+impl<'e, 'a> Scanned<'e, 'a> {
+    pub(super) fn new() -> Scanned<'e, 'a> {
+        Scanned { events: Vec::new(), indexes: Vec::new(), views: PerEvent::with_capacity(0) }
+    }
+
+    pub(super) fn push(&mut self, index: usize, event: &'e EventText<'a>, views: Vec<View>) {
+        self.events.push(event);
+        self.indexes.push(index as u32);
+        self.views.push(views);
+    }
 }
 
 struct Anchor {
@@ -86,7 +126,8 @@ fn alnum_key(v: &str) -> String {
 
 /// Appends the anchored copies to `findings` (continuing `counter`) and
 /// removes the detector readings they replace. `findings` is in creation order.
-pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Finding>, counter: &mut usize) {
+pub(super) fn add_obscured_copies(scanned: &Scanned<'_, '_>, findings: &mut Vec<Finding>, counter: &mut usize) {
+    let events = &scanned.events;
     if events.len() < 2 || findings.is_empty() {
         return;
     }
@@ -131,23 +172,20 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         .chain(rotated_keys.iter().map(String::as_str))
         .collect();
     let key_matcher = TokenMatcher::new(&spellings);
-    let plain = |hits: Vec<usize>| -> Vec<usize> { hits.into_iter().filter(|&k| k < n).collect() };
+    let plain = |hits: Vec<usize>| hits.into_iter().filter(|&k| k < n).map(|k| k as u32);
     // Which long keys each event holds in clear (kept for steps 3 and 4),
-    // reversed and rotated.
-    let mut in_clear: Vec<Vec<usize>> = Vec::with_capacity(events.len());
-    let mut in_reversed: Vec<Vec<usize>> = Vec::with_capacity(events.len());
-    let mut in_rotated: Vec<Vec<usize>> = Vec::with_capacity(events.len());
+    // reversed and rotated, ascending.
+    let mut in_clear: PerEvent<u32> = PerEvent::with_capacity(events.len());
+    let mut in_reversed: PerEvent<u32> = PerEvent::with_capacity(events.len());
+    let mut in_rotated: PerEvent<u32> = PerEvent::with_capacity(events.len());
     for event in events {
         let hits = key_matcher.indexes_in(&canonical_value(event.text));
         if event.text.is_ascii() {
-            let mut by_spelling = [Vec::new(), Vec::new(), Vec::new()];
-            for k in hits {
-                by_spelling[k / n].push(k % n);
-            }
-            let [clear, reversed, rotated] = by_spelling;
-            in_clear.push(clear);
-            in_reversed.push(reversed);
-            in_rotated.push(rotated);
+            // `hits` is ascending, so each spelling's keys come out ascending.
+            let spelled = |s: usize| hits.iter().filter(move |&&k| k / n == s).map(|&k| (k % n) as u32);
+            in_clear.push(spelled(0));
+            in_reversed.push(spelled(1));
+            in_rotated.push(spelled(2));
         } else {
             in_clear.push(plain(hits));
             let reversed = canonical_value(&event.text.chars().rev().collect::<String>());
@@ -155,10 +193,14 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
             in_rotated.push(plain(key_matcher.indexes_in(&canonical_value(&rot13(event.text)))));
         }
     }
+    // The spellings and their matcher are done with.
+    drop(key_matcher);
+    drop(spellings);
+    drop((reversed_keys, rotated_keys));
     let mut first_seen: Vec<Option<usize>> = vec![None; long_keys.len()];
-    for (i, keys) in in_clear.iter().enumerate() {
-        for &k in keys {
-            first_seen[k].get_or_insert(i);
+    for i in 0..in_clear.len() {
+        for &k in in_clear.get(i) {
+            first_seen[k as usize].get_or_insert(i);
         }
     }
     let mut anchors: Vec<Anchor> = long_keys
@@ -185,7 +227,7 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     for (pos, a) in anchors.iter().enumerate() {
         order_of[a.long_key] = Some(pos);
     }
-    let held_in_clear = |i: usize, a: &Anchor| in_clear[i].binary_search(&a.long_key).is_ok();
+    let held_in_clear = |i: usize, a: &Anchor| in_clear.get(i).binary_search(&(a.long_key as u32)).is_ok();
 
     struct Copy {
         event: usize,
@@ -203,13 +245,13 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     let identifiers: Vec<(usize, &str)> =
         anchors.iter().enumerate().filter_map(|(pos, a)| a.identifier.as_deref().map(|g| (pos, g))).collect();
     let trie = IdentifierTrie::new(&identifiers);
-    for (i, event) in events.iter().enumerate() {
-        let by_reversal: Vec<usize> = in_reversed[i].iter().filter_map(|&k| order_of[k]).collect();
-        let by_rotation: Vec<usize> = in_rotated[i].iter().filter_map(|&k| order_of[k]).collect();
+    for i in 0..events.len() {
+        let by_reversal: Vec<usize> = in_reversed.get(i).iter().filter_map(|&k| order_of[k as usize]).collect();
+        let by_rotation: Vec<usize> = in_rotated.get(i).iter().filter_map(|&k| order_of[k as usize]).collect();
         // Decoded views spelling an identifier: (anchor position, transform of the first such view).
         let mut by_view: Vec<(usize, String)> = Vec::new();
         if !identifiers.is_empty() {
-            for view in &event.views {
+            for view in scanned.views.get(i) {
                 for pos in trie.spelled_by(&TokenRuns::of(&view.text)) {
                     if !by_view.iter().any(|(p, _)| *p == pos) {
                         by_view.push((pos, view.transform.clone()));
@@ -274,27 +316,25 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     }
 
     // 5. Materialise, in record order. Removals only touch the copy's own
-    // event, so findings are indexed by the event they are on (needed only
-    // when ids are unique: removals are skipped otherwise).
-    let mut by_event: Vec<Vec<usize>> = Vec::new();
-    if unique_ids && !copies.is_empty() {
-        let index_of: HashMap<&str, usize> = events.iter().enumerate().map(|(i, e)| (e.event_id, i)).collect();
-        by_event = vec![Vec::new(); events.len()];
-        for (j, f) in findings.iter().enumerate() {
-            if let Some(&i) = index_of.get(f.event_id.as_str()) {
-                by_event[i].push(j);
-            }
-        }
-    }
+    // event (and only when ids are unique: they are skipped otherwise): its
+    // detector readings, contiguous since findings are in creation order,
+    // and the copies made on it so far.
+    drop((in_reversed, in_rotated, template_of));
+    let readings = findings.len();
+    let mut copies_on: HashMap<usize, Vec<usize>> = HashMap::new();
     let mut removed = vec![false; findings.len()];
     for copy in &copies {
         let template = findings[copy.template].clone();
-        let event = &events[copy.event];
+        let event = events[copy.event];
         if unique_ids {
             let value_canon = canonical_value(&template.matched_value);
             let reversed: String = value_canon.chars().rev().collect();
             let key = alnum_key(&template.matched_value);
-            for &j in by_event.get(copy.event).map(Vec::as_slice).unwrap_or_default() {
+            let index = scanned.indexes[copy.event] as usize;
+            let from = findings[..readings].partition_point(|f| f.event_index < index);
+            let to = from + findings[from..readings].partition_point(|f| f.event_index == index);
+            let made = copies_on.get(&copy.event).map(Vec::as_slice).unwrap_or_default();
+            for j in (from..to).chain(made.iter().copied()) {
                 let f = &findings[j];
                 let reversed_reading = copy.transform == "reversed" && canonical_value(&f.matched_value) == reversed;
                 let decoded_reading =
@@ -309,8 +349,8 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         let label = super::transform_label(&copy.transform);
         let kind = template.data_type.replace('_', " ");
         let how = if fragments.is_empty() { label } else { format!("{label} ({})", fragments.join(", ")) };
-        if let Some(on_event) = by_event.get_mut(copy.event) {
-            on_event.push(findings.len());
+        if unique_ids {
+            copies_on.entry(copy.event).or_default().push(findings.len());
         }
         removed.push(false);
         findings.push(Finding {
