@@ -23,7 +23,7 @@ pub(super) fn coalesce(findings: &mut [Finding]) {
     let mut type_index: HashMap<&str, usize> = HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
-        let g = *type_index.entry(f.data_type.as_str()).or_insert_with(|| {
+        let g = *type_index.entry(&f.data_type).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
         });
@@ -139,12 +139,13 @@ fn coalesce_reference(findings: &mut [Finding]) {
     let canon: Vec<String> = findings.iter().map(|f| canonical_value(&f.matched_value)).collect();
     let mut types: Vec<String> = Vec::new();
     for f in findings.iter() {
-        if !types.contains(&f.data_type) {
-            types.push(f.data_type.clone());
+        if !types.iter().any(|t| *t == f.data_type) {
+            types.push(f.data_type.to_string());
         }
     }
     for data_type in &types {
-        let members: Vec<usize> = (0..findings.len()).filter(|&i| &findings[i].data_type == data_type).collect();
+        let members: Vec<usize> =
+            (0..findings.len()).filter(|&i| findings[i].data_type == data_type.as_str()).collect();
         let mut values: Vec<(String, String)> = Vec::new();
         for &i in &members {
             if !values.iter().any(|(c, _)| *c == canon[i]) {
@@ -205,22 +206,22 @@ mod tests {
     use super::*;
     use crate::model::{Channel, Level, Severity};
 
-    fn finding(data_type: &str, value: &str, severity: Severity, level: u8, confidence: f64) -> Finding {
+    fn finding(data_type: &str, value: &str, severity: Severity, level: u8, confidence: f64) -> Finding<'static> {
         Finding {
             finding_id: String::new(),
             event_index: 0,
-            event_id: String::new(),
+            event_id: "",
             channel: Channel::ALL[0],
-            source: String::new(),
-            target: String::new(),
-            data_type: data_type.to_owned(),
+            source: "",
+            target: "",
+            data_type: data_type.to_owned().into(),
             severity,
             level: Level::clamped(i64::from(level)),
             confidence,
             matched_value: value.to_owned(),
-            detector: String::new(),
-            recommendation: String::new(),
-            tier: String::new(),
+            detector: "".into(),
+            recommendation: "".into(),
+            tier: "".into(),
             transform: None,
             fragments: Vec::new(),
             coalesced_from: None,

@@ -126,7 +126,7 @@ fn alnum_key(v: &str) -> String {
 
 /// Appends the anchored copies to `findings` (continuing `counter`) and
 /// removes the detector readings they replace. `findings` is in creation order.
-pub(super) fn add_obscured_copies(scanned: &Scanned<'_, '_>, findings: &mut Vec<Finding>, counter: &mut usize) {
+pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut Vec<Finding<'t>>, counter: &mut usize) {
     let events = &scanned.events;
     if events.len() < 2 || findings.is_empty() {
         return;
@@ -356,20 +356,21 @@ pub(super) fn add_obscured_copies(scanned: &Scanned<'_, '_>, findings: &mut Vec<
         findings.push(Finding {
             finding_id: format!("finding_{:03}", *counter),
             event_index: copy.event,
-            event_id: event.event_id.to_owned(),
+            event_id: event.event_id,
             channel: event.channel,
-            source: event.source.to_owned(),
-            target: event.target.to_owned(),
+            source: event.source,
+            target: event.target,
             confidence: if copy.transform == "split" { 0.8 } else { 0.85 },
             recommendation: format!(
                 "This {kind} reappears {how}; obscuring a value does not hide it from the recipient. {}",
                 template.recommendation
             )
             .trim()
-            .to_owned(),
-            tier: format!("anchored:{}", copy.transform),
+            .to_owned()
+            .into(),
+            tier: format!("anchored:{}", copy.transform).into(),
             transform: Some(copy.transform.clone()),
-            fragments: fragments.iter().map(|s| (*s).to_owned()).collect(),
+            fragments,
             coalesced_from: None,
             ..template
         });

@@ -59,7 +59,7 @@ pub fn build_report(
     let ri_by_channel: Vec<(Channel, f64)> = risk.ri_by_channel();
     let levels: Vec<(Channel, Level)> = findings.iter().map(|f| (f.channel, f.level)).collect();
     let risks = channel_risks(&levels, &ri_by_channel);
-    let mut detectors: Vec<String> = findings.iter().map(|f| f.detector.clone()).collect();
+    let mut detectors: Vec<String> = findings.iter().map(|f| f.detector.to_string()).collect();
     detectors.sort();
     detectors.dedup();
     let recommendations = recommendations(&risks, !leaked.is_empty());
@@ -153,16 +153,16 @@ fn report_finding(f: Finding, run_id: &str, redact_values: bool) -> ReportFindin
         redacted_value: f.redacted_value(),
         finding_id: f.finding_id,
         run_id: run_id.to_owned(),
-        event_id: f.event_id,
+        event_id: f.event_id.to_owned(),
         channel: f.channel,
-        data_type: f.data_type,
+        data_type: f.data_type.into_owned(),
         severity: f.severity.as_str().to_owned(),
         level: f.level,
         confidence: round_dp(f.confidence, 3),
-        detector: f.detector,
-        recommendation: f.recommendation,
-        source: f.source,
-        target: f.target,
+        detector: f.detector.into_owned(),
+        recommendation: f.recommendation.into_owned(),
+        source: f.source.to_owned(),
+        target: f.target.to_owned(),
         matched_value: if redact_values { None } else { Some(f.matched_value) },
         level_label: f.level.label().to_owned(),
         badge: f.level.badge().to_owned(),
@@ -250,7 +250,7 @@ fn remediation_hints(risks: &[ChannelRisk], leaked: &[&Finding]) -> Vec<Remediat
         if out.iter().any(|h: &RemediationHint| h.channel == r.channel) {
             continue;
         }
-        let mut data_types: Vec<String> = on_channel.iter().map(|f| f.data_type.clone()).collect();
+        let mut data_types: Vec<String> = on_channel.iter().map(|f| f.data_type.to_string()).collect();
         data_types.sort();
         data_types.dedup();
         let top = on_channel.iter().map(|f| f.level).max().unwrap_or(Level::L1);
