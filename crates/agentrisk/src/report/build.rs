@@ -67,12 +67,14 @@ pub fn build_report(
     let total_findings = leaked.len() as u64;
     let detected_total = findings.len() as u64;
     drop(leaked);
-    // Last, so the findings' strings move into the report instead of being copied.
-    let report_findings: Vec<ReportFinding> = findings
-        .into_iter()
-        .filter(|f| f.channel.is_disclosure())
-        .map(|f| report_finding(f, &facts.run_id, options.redact_values))
-        .collect();
+    // Last, so the findings' strings move into the report instead of being
+    // copied. The others go first, so the two lists are never both at full
+    // length, and the report's list is allocated at its exact length.
+    let mut findings = findings;
+    findings.retain(|f| f.channel.is_disclosure());
+    findings.shrink_to_fit();
+    let report_findings: Vec<ReportFinding> =
+        findings.into_iter().map(|f| report_finding(f, &facts.run_id, options.redact_values)).collect();
 
     Ok(Report {
         report: REPORT_KIND.to_owned(),
