@@ -9,9 +9,9 @@
 
 use super::decoded::View;
 use super::split::{split_copies_in_group, IdentifierTrie, TokenRuns};
+use super::token_match::{FxMap, FxSet};
 use super::{canonical_value, contains_at_token_boundaries, EventText, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
-use std::collections::{HashMap, HashSet};
 
 /// Lists of items, one list per event, held in one vector (most events
 /// have empty lists, and a vector per event costs 24 bytes even empty).
@@ -132,11 +132,11 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
         return;
     }
     let unique_ids = {
-        let mut ids = HashSet::new();
+        let mut ids = FxSet::default();
         events.iter().all(|e| ids.insert(e.event_id))
     };
     // 1. Templates by canonical value, regardless of data type.
-    let mut template_of: HashMap<String, usize> = HashMap::new();
+    let mut template_of: FxMap<String, usize> = FxMap::default();
     let mut template_keys: Vec<String> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
         if f.data_type == "employment_status" || f.data_type == "internal_note" {
@@ -236,7 +236,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
         fragments: Vec<usize>,
     }
     let mut copies: Vec<Copy> = Vec::new();
-    let mut reported: HashSet<(usize, usize)> = HashSet::new();
+    let mut reported: FxSet<(usize, usize)> = FxSet::default();
 
     // 3. Reversed, ROT13 and decoded-identifier copies. Only anchors that
     // occur in the reversed or rotated text, or that a decoded view spells,
@@ -291,7 +291,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
 
     // 4. Split copies, per target group (see `split`).
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut group_of: HashMap<&str, usize> = HashMap::new();
+    let mut group_of: FxMap<&str, usize> = FxMap::default();
     for (i, e) in events.iter().enumerate() {
         match group_of.get(e.target) {
             Some(&g) => groups[g].push(i),
@@ -321,7 +321,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
     // and the copies made on it so far.
     drop((in_reversed, in_rotated, template_of));
     let readings = findings.len();
-    let mut copies_on: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut copies_on: FxMap<usize, Vec<usize>> = FxMap::default();
     let mut removed = vec![false; findings.len()];
     for copy in &copies {
         let template = findings[copy.template].clone();
