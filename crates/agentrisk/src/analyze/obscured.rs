@@ -63,8 +63,9 @@ impl<'e, 'a> Scanned<'e, 'a> {
     }
 }
 
-struct Anchor {
-    key: String,
+struct Anchor<'k> {
+    /// Borrowed from the template keys.
+    key: &'k str,
     /// Index among the long template keys.
     long_key: usize,
     template: usize,
@@ -203,14 +204,14 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
             first_seen[k as usize].get_or_insert(i);
         }
     }
-    let mut anchors: Vec<Anchor> = long_keys
+    let mut anchors: Vec<Anchor<'_>> = long_keys
         .iter()
         .enumerate()
         .filter_map(|(k, key)| {
             let template = template_of[*key];
             let a = ascii_alnum(&findings[template].matched_value);
             Some(Anchor {
-                key: (*key).clone(),
+                key: key.as_str(),
                 long_key: k,
                 template,
                 first_seen: first_seen[k]?,
@@ -266,7 +267,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
         let mut claimed: Vec<&str> = Vec::new();
         for pos in hits {
             let anchor = &anchors[pos];
-            let c = anchor.key.as_str();
+            let c = anchor.key;
             if i <= anchor.first_seen
                 || held_in_clear(i, anchor)
                 || claimed.iter().any(|k| contains_at_token_boundaries(k, c))

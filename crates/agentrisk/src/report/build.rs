@@ -59,9 +59,10 @@ pub fn build_report(
     let ri_by_channel: Vec<(Channel, f64)> = risk.ri_by_channel();
     let levels: Vec<(Channel, Level)> = findings.iter().map(|f| (f.channel, f.level)).collect();
     let risks = channel_risks(&levels, &ri_by_channel);
-    let mut detectors: Vec<String> = findings.iter().map(|f| f.detector.to_string()).collect();
-    detectors.sort();
+    let mut detectors: Vec<&str> = findings.iter().map(|f| &*f.detector).collect();
+    detectors.sort_unstable();
     detectors.dedup();
+    let detectors: Vec<String> = detectors.into_iter().map(str::to_owned).collect();
     let recommendations = recommendations(&risks, !leaked.is_empty());
     let remediation_hints = remediation_hints(&risks, &leaked);
     let total_findings = leaked.len() as u64;
@@ -252,9 +253,10 @@ fn remediation_hints(risks: &[ChannelRisk], leaked: &[&Finding]) -> Vec<Remediat
         if out.iter().any(|h: &RemediationHint| h.channel == r.channel) {
             continue;
         }
-        let mut data_types: Vec<String> = on_channel.iter().map(|f| f.data_type.to_string()).collect();
-        data_types.sort();
+        let mut data_types: Vec<&str> = on_channel.iter().map(|f| &*f.data_type).collect();
+        data_types.sort_unstable();
         data_types.dedup();
+        let data_types: Vec<String> = data_types.into_iter().map(str::to_owned).collect();
         let top = on_channel.iter().map(|f| f.level).max().unwrap_or(Level::L1);
         let priority = match top.get() {
             4 => "critical",
