@@ -169,6 +169,8 @@ pub fn report_from_trace_observed(
     };
     progress(Progress { stage: Stage::Detecting, done: 0.0 });
     let findings = findings_from_events_observed(&events, &detection, &config.scoring, input.canaries, &on_events);
+    // The findings borrow the trace's texts, not this list.
+    drop(events);
     progress(Progress { stage: Stage::Reporting, done: 0.0 });
 
     let status = config.detection_status(input.env)?;

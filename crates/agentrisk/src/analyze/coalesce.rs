@@ -14,16 +14,16 @@
 //! union-find root, never who is in a cluster — so here each value is
 //! searched for all narrower ones at once with an Aho–Corasick automaton.
 
+use super::token_match::FxMap;
 use super::{canonical_value, Finding, TokenMatcher};
-use std::collections::HashMap;
 
 pub(super) fn coalesce(findings: &mut [Finding]) {
     let canon: Vec<String> = findings.iter().map(|f| canonical_value(&f.matched_value)).collect();
     // Members of each data type, types in order of first appearance.
-    let mut type_index: HashMap<&str, usize> = HashMap::new();
+    let mut type_index: FxMap<&str, usize> = FxMap::default();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
-        let g = *type_index.entry(f.data_type.as_str()).or_insert_with(|| {
+        let g = *type_index.entry(&f.data_type).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
         });
@@ -46,7 +46,7 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
 fn coalesce_group(findings: &mut [Finding], canon: &[String], members: &[usize]) {
     // Distinct canonical values in first-seen order, with the raw spelling
     // of the first finding; `value_of[m]` = the value of `members[m]`.
-    let mut index_of: HashMap<&str, usize> = HashMap::new();
+    let mut index_of: FxMap<&str, usize> = FxMap::default();
     let mut values: Vec<(&str, usize)> = Vec::new();
     let value_of: Vec<usize> = members
         .iter()
@@ -97,7 +97,7 @@ fn coalesce_group(findings: &mut [Finding], canon: &[String], members: &[usize])
         let (ca, cb) = (values[a].0, values[b].0);
         ca.chars().count().cmp(&cb.chars().count()).then_with(|| ca.cmp(cb)).is_lt()
     };
-    let mut merged: HashMap<usize, Merged> = HashMap::new();
+    let mut merged: FxMap<usize, Merged> = FxMap::default();
     for (m, &i) in members.iter().enumerate() {
         let v = value_of[m];
         let r = roots[v];
@@ -114,7 +114,7 @@ fn coalesce_group(findings: &mut [Finding], canon: &[String], members: &[usize])
         entry.level = entry.level.max(f.level);
         entry.confidence = entry.confidence.max(f.confidence);
     }
-    let reps: HashMap<usize, (String, String)> = merged
+    let reps: FxMap<usize, (String, String)> = merged
         .iter()
         .map(|(&r, m)| (r, (values[m.rep].0.to_owned(), findings[values[m.rep].1].matched_value.clone())))
         .collect();
@@ -139,12 +139,13 @@ fn coalesce_reference(findings: &mut [Finding]) {
     let canon: Vec<String> = findings.iter().map(|f| canonical_value(&f.matched_value)).collect();
     let mut types: Vec<String> = Vec::new();
     for f in findings.iter() {
-        if !types.contains(&f.data_type) {
-            types.push(f.data_type.clone());
+        if !types.iter().any(|t| *t == f.data_type) {
+            types.push(f.data_type.to_string());
         }
     }
     for data_type in &types {
-        let members: Vec<usize> = (0..findings.len()).filter(|&i| &findings[i].data_type == data_type).collect();
+        let members: Vec<usize> =
+            (0..findings.len()).filter(|&i| findings[i].data_type == data_type.as_str()).collect();
         let mut values: Vec<(String, String)> = Vec::new();
         for &i in &members {
             if !values.iter().any(|(c, _)| *c == canon[i]) {
@@ -205,22 +206,22 @@ mod tests {
     use super::*;
     use crate::model::{Channel, Level, Severity};
 
-    fn finding(data_type: &str, value: &str, severity: Severity, level: u8, confidence: f64) -> Finding {
+    fn finding(data_type: &str, value: &str, severity: Severity, level: u8, confidence: f64) -> Finding<'static> {
         Finding {
             finding_id: String::new(),
             event_index: 0,
-            event_id: String::new(),
+            event_id: "",
             channel: Channel::ALL[0],
-            source: String::new(),
-            target: String::new(),
-            data_type: data_type.to_owned(),
+            source: "",
+            target: "",
+            data_type: data_type.to_owned().into(),
             severity,
             level: Level::clamped(i64::from(level)),
             confidence,
             matched_value: value.to_owned(),
-            detector: String::new(),
-            recommendation: String::new(),
-            tier: String::new(),
+            detector: "".into(),
+            recommendation: "".into(),
+            tier: "".into(),
             transform: None,
             fragments: Vec::new(),
             coalesced_from: None,

@@ -34,27 +34,29 @@ fn space(c: char) -> bool {
 }
 
 /// Maximal runs of ASCII hex digits (the `hex` regex).
+#[cfg(test)]
 fn hex_spans(text: &str) -> Vec<(usize, usize)> {
-    byte_runs(text, |b| b.is_ascii_hexdigit())
+    byte_runs(text, |b| b.is_ascii_hexdigit()).collect()
 }
 
-/// Maximal runs of bytes satisfying `keep`.
-fn byte_runs(text: &str, keep: impl Fn(u8) -> bool) -> Vec<(usize, usize)> {
+/// Maximal runs of bytes satisfying `keep`, found as they are asked for
+/// (most words of a text are runs, and only long ones are wanted).
+fn byte_runs<'t>(text: &'t str, keep: impl Fn(u8) -> bool + 't) -> impl Iterator<Item = (usize, usize)> + 't {
     let b = text.as_bytes();
-    let mut out = Vec::new();
     let mut i = 0;
-    while i < b.len() {
-        if keep(b[i]) {
-            let start = i;
-            while i < b.len() && keep(b[i]) {
-                i += 1;
-            }
-            out.push((start, i));
-        } else {
+    std::iter::from_fn(move || {
+        while i < b.len() && !keep(b[i]) {
             i += 1;
         }
-    }
-    out
+        if i == b.len() {
+            return None;
+        }
+        let start = i;
+        while i < b.len() && keep(b[i]) {
+            i += 1;
+        }
+        Some((start, i))
+    })
 }
 
 fn is_base64_char(b: u8) -> bool {
@@ -68,7 +70,6 @@ fn is_base64_char(b: u8) -> bool {
 fn base64_spans(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     byte_runs(text, is_base64_char)
-        .into_iter()
         .filter(|&(start, end)| end - start >= 8)
         .filter_map(|(start, end)| {
             let pad = b[end..].iter().take_while(|&&c| c == b'=').count();
@@ -166,11 +167,9 @@ pub fn views(text: &str) -> Vec<View> {
 fn views_one_level(text: &str) -> Vec<View> {
     let mut out = Vec::new();
     let mut kept_hex: Vec<(usize, usize)> = Vec::new();
-    for (start, end) in hex_spans(text) {
+    let long_even = |&(start, end): &(usize, usize)| end - start >= 16 && (end - start) % 2 == 0;
+    for (start, end) in byte_runs(text, |b| b.is_ascii_hexdigit()).filter(long_even) {
         let run = &text[start..end];
-        if run.len() < 16 || run.len() % 2 != 0 {
-            continue;
-        }
         let bytes: Vec<u8> =
             (0..run.len()).step_by(2).filter_map(|i| u8::from_str_radix(&run[i..i + 2], 16).ok()).collect();
         if let Some(decoded) = readable(&bytes) {

@@ -7,24 +7,65 @@
 //! canonical, reversed and rotated texts are computed once, and anchors are
 //! looked up only where their text can occur. Results are the same.
 
+use super::decoded::View;
 use super::split::{split_copies_in_group, IdentifierTrie, TokenRuns};
-use super::{canonical_value, contains_at_token_boundaries, Finding, TokenMatcher};
+use super::token_match::{FxMap, FxSet};
+use super::{canonical_value, contains_at_token_boundaries, EventText, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
-use std::collections::{HashMap, HashSet};
 
-/// A scanned event as this pass sees it.
-pub(super) struct Scanned<'a> {
-    pub event_id: &'a str,
-    pub channel: crate::model::Channel,
-    pub source: &'a str,
-    pub target: &'a str,
-    pub text: &'a str,
-    /// The decoded views of `text` (spec 2.4), from the per-event pass.
-    pub views: Vec<super::decoded::View>,
+/// Lists of items, one list per event, held in one vector (most events
+/// have empty lists, and a vector per event costs 24 bytes even empty).
+pub(super) struct PerEvent<T> {
+    items: Vec<T>,
+    /// End of each event's list in `items`.
+    ends: Vec<u32>,
 }
 
-struct Anchor {
-    key: String,
+impl<T> PerEvent<T> {
+    pub(super) fn with_capacity(events: usize) -> PerEvent<T> {
+        PerEvent { items: Vec::new(), ends: Vec::with_capacity(events) }
+    }
+
+    /// Appends the next event's list.
+    pub(super) fn push(&mut self, list: impl IntoIterator<Item = T>) {
+        self.items.extend(list);
+        self.ends.push(self.items.len() as u32);
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(super) fn get(&self, event: usize) -> &[T] {
+        let start = if event == 0 { 0 } else { self.ends[event - 1] as usize };
+        &self.items[start..self.ends[event] as usize]
+    }
+}
+
+/// The scanned events as this pass sees them, in trace order, with the
+/// decoded views of each text (spec 2.4) from the per-event pass.
+pub(super) struct Scanned<'e, 'a> {
+    events: Vec<&'e EventText<'a>>,
+    /// The position of each in the trace (its findings' `event_index`).
+    indexes: Vec<u32>,
+    views: PerEvent<View>,
+}
+
+impl<'e, 'a> Scanned<'e, 'a> {
+    pub(super) fn new() -> Scanned<'e, 'a> {
+        Scanned { events: Vec::new(), indexes: Vec::new(), views: PerEvent::with_capacity(0) }
+    }
+
+    pub(super) fn push(&mut self, index: usize, event: &'e EventText<'a>, views: Vec<View>) {
+        self.events.push(event);
+        self.indexes.push(index as u32);
+        self.views.push(views);
+    }
+}
+
+struct Anchor<'k> {
+    /// Borrowed from the template keys.
+    key: &'k str,
     /// Index among the long template keys.
     long_key: usize,
     template: usize,
@@ -86,16 +127,17 @@ fn alnum_key(v: &str) -> String {
 
 /// Appends the anchored copies to `findings` (continuing `counter`) and
 /// removes the detector readings they replace. `findings` is in creation order.
-pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Finding>, counter: &mut usize) {
+pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut Vec<Finding<'t>>, counter: &mut usize) {
+    let events = &scanned.events;
     if events.len() < 2 || findings.is_empty() {
         return;
     }
     let unique_ids = {
-        let mut ids = HashSet::new();
+        let mut ids = FxSet::default();
         events.iter().all(|e| ids.insert(e.event_id))
     };
     // 1. Templates by canonical value, regardless of data type.
-    let mut template_of: HashMap<String, usize> = HashMap::new();
+    let mut template_of: FxMap<String, usize> = FxMap::default();
     let mut template_keys: Vec<String> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
         if f.data_type == "employment_status" || f.data_type == "internal_note" {
@@ -131,23 +173,20 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         .chain(rotated_keys.iter().map(String::as_str))
         .collect();
     let key_matcher = TokenMatcher::new(&spellings);
-    let plain = |hits: Vec<usize>| -> Vec<usize> { hits.into_iter().filter(|&k| k < n).collect() };
+    let plain = |hits: Vec<usize>| hits.into_iter().filter(|&k| k < n).map(|k| k as u32);
     // Which long keys each event holds in clear (kept for steps 3 and 4),
-    // reversed and rotated.
-    let mut in_clear: Vec<Vec<usize>> = Vec::with_capacity(events.len());
-    let mut in_reversed: Vec<Vec<usize>> = Vec::with_capacity(events.len());
-    let mut in_rotated: Vec<Vec<usize>> = Vec::with_capacity(events.len());
+    // reversed and rotated, ascending.
+    let mut in_clear: PerEvent<u32> = PerEvent::with_capacity(events.len());
+    let mut in_reversed: PerEvent<u32> = PerEvent::with_capacity(events.len());
+    let mut in_rotated: PerEvent<u32> = PerEvent::with_capacity(events.len());
     for event in events {
         let hits = key_matcher.indexes_in(&canonical_value(event.text));
         if event.text.is_ascii() {
-            let mut by_spelling = [Vec::new(), Vec::new(), Vec::new()];
-            for k in hits {
-                by_spelling[k / n].push(k % n);
-            }
-            let [clear, reversed, rotated] = by_spelling;
-            in_clear.push(clear);
-            in_reversed.push(reversed);
-            in_rotated.push(rotated);
+            // `hits` is ascending, so each spelling's keys come out ascending.
+            let spelled = |s: usize| hits.iter().filter(move |&&k| k / n == s).map(|&k| (k % n) as u32);
+            in_clear.push(spelled(0));
+            in_reversed.push(spelled(1));
+            in_rotated.push(spelled(2));
         } else {
             in_clear.push(plain(hits));
             let reversed = canonical_value(&event.text.chars().rev().collect::<String>());
@@ -155,20 +194,24 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
             in_rotated.push(plain(key_matcher.indexes_in(&canonical_value(&rot13(event.text)))));
         }
     }
+    // The spellings and their matcher are done with.
+    drop(key_matcher);
+    drop(spellings);
+    drop((reversed_keys, rotated_keys));
     let mut first_seen: Vec<Option<usize>> = vec![None; long_keys.len()];
-    for (i, keys) in in_clear.iter().enumerate() {
-        for &k in keys {
-            first_seen[k].get_or_insert(i);
+    for i in 0..in_clear.len() {
+        for &k in in_clear.get(i) {
+            first_seen[k as usize].get_or_insert(i);
         }
     }
-    let mut anchors: Vec<Anchor> = long_keys
+    let mut anchors: Vec<Anchor<'_>> = long_keys
         .iter()
         .enumerate()
         .filter_map(|(k, key)| {
             let template = template_of[*key];
             let a = ascii_alnum(&findings[template].matched_value);
             Some(Anchor {
-                key: (*key).clone(),
+                key: key.as_str(),
                 long_key: k,
                 template,
                 first_seen: first_seen[k]?,
@@ -185,7 +228,7 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     for (pos, a) in anchors.iter().enumerate() {
         order_of[a.long_key] = Some(pos);
     }
-    let held_in_clear = |i: usize, a: &Anchor| in_clear[i].binary_search(&a.long_key).is_ok();
+    let held_in_clear = |i: usize, a: &Anchor| in_clear.get(i).binary_search(&(a.long_key as u32)).is_ok();
 
     struct Copy {
         event: usize,
@@ -194,7 +237,7 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         fragments: Vec<usize>,
     }
     let mut copies: Vec<Copy> = Vec::new();
-    let mut reported: HashSet<(usize, usize)> = HashSet::new();
+    let mut reported: FxSet<(usize, usize)> = FxSet::default();
 
     // 3. Reversed, ROT13 and decoded-identifier copies. Only anchors that
     // occur in the reversed or rotated text, or that a decoded view spells,
@@ -203,13 +246,13 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     let identifiers: Vec<(usize, &str)> =
         anchors.iter().enumerate().filter_map(|(pos, a)| a.identifier.as_deref().map(|g| (pos, g))).collect();
     let trie = IdentifierTrie::new(&identifiers);
-    for (i, event) in events.iter().enumerate() {
-        let by_reversal: Vec<usize> = in_reversed[i].iter().filter_map(|&k| order_of[k]).collect();
-        let by_rotation: Vec<usize> = in_rotated[i].iter().filter_map(|&k| order_of[k]).collect();
+    for i in 0..events.len() {
+        let by_reversal: Vec<usize> = in_reversed.get(i).iter().filter_map(|&k| order_of[k as usize]).collect();
+        let by_rotation: Vec<usize> = in_rotated.get(i).iter().filter_map(|&k| order_of[k as usize]).collect();
         // Decoded views spelling an identifier: (anchor position, transform of the first such view).
         let mut by_view: Vec<(usize, String)> = Vec::new();
         if !identifiers.is_empty() {
-            for view in &event.views {
+            for view in scanned.views.get(i) {
                 for pos in trie.spelled_by(&TokenRuns::of(&view.text)) {
                     if !by_view.iter().any(|(p, _)| *p == pos) {
                         by_view.push((pos, view.transform.clone()));
@@ -224,7 +267,7 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         let mut claimed: Vec<&str> = Vec::new();
         for pos in hits {
             let anchor = &anchors[pos];
-            let c = anchor.key.as_str();
+            let c = anchor.key;
             if i <= anchor.first_seen
                 || held_in_clear(i, anchor)
                 || claimed.iter().any(|k| contains_at_token_boundaries(k, c))
@@ -249,7 +292,7 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
 
     // 4. Split copies, per target group (see `split`).
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut group_of: HashMap<&str, usize> = HashMap::new();
+    let mut group_of: FxMap<&str, usize> = FxMap::default();
     for (i, e) in events.iter().enumerate() {
         match group_of.get(e.target) {
             Some(&g) => groups[g].push(i),
@@ -274,27 +317,25 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
     }
 
     // 5. Materialise, in record order. Removals only touch the copy's own
-    // event, so findings are indexed by the event they are on (needed only
-    // when ids are unique: removals are skipped otherwise).
-    let mut by_event: Vec<Vec<usize>> = Vec::new();
-    if unique_ids && !copies.is_empty() {
-        let index_of: HashMap<&str, usize> = events.iter().enumerate().map(|(i, e)| (e.event_id, i)).collect();
-        by_event = vec![Vec::new(); events.len()];
-        for (j, f) in findings.iter().enumerate() {
-            if let Some(&i) = index_of.get(f.event_id.as_str()) {
-                by_event[i].push(j);
-            }
-        }
-    }
+    // event (and only when ids are unique: they are skipped otherwise): its
+    // detector readings, contiguous since findings are in creation order,
+    // and the copies made on it so far.
+    drop((in_reversed, in_rotated, template_of));
+    let readings = findings.len();
+    let mut copies_on: FxMap<usize, Vec<usize>> = FxMap::default();
     let mut removed = vec![false; findings.len()];
     for copy in &copies {
         let template = findings[copy.template].clone();
-        let event = &events[copy.event];
+        let event = events[copy.event];
         if unique_ids {
             let value_canon = canonical_value(&template.matched_value);
             let reversed: String = value_canon.chars().rev().collect();
             let key = alnum_key(&template.matched_value);
-            for &j in by_event.get(copy.event).map(Vec::as_slice).unwrap_or_default() {
+            let index = scanned.indexes[copy.event] as usize;
+            let from = findings[..readings].partition_point(|f| f.event_index < index);
+            let to = from + findings[from..readings].partition_point(|f| f.event_index == index);
+            let made = copies_on.get(&copy.event).map(Vec::as_slice).unwrap_or_default();
+            for j in (from..to).chain(made.iter().copied()) {
                 let f = &findings[j];
                 let reversed_reading = copy.transform == "reversed" && canonical_value(&f.matched_value) == reversed;
                 let decoded_reading =
@@ -309,27 +350,28 @@ pub(super) fn add_obscured_copies(events: &[Scanned<'_>], findings: &mut Vec<Fin
         let label = super::transform_label(&copy.transform);
         let kind = template.data_type.replace('_', " ");
         let how = if fragments.is_empty() { label } else { format!("{label} ({})", fragments.join(", ")) };
-        if let Some(on_event) = by_event.get_mut(copy.event) {
-            on_event.push(findings.len());
+        if unique_ids {
+            copies_on.entry(copy.event).or_default().push(findings.len());
         }
         removed.push(false);
         findings.push(Finding {
             finding_id: format!("finding_{:03}", *counter),
             event_index: copy.event,
-            event_id: event.event_id.to_owned(),
+            event_id: event.event_id,
             channel: event.channel,
-            source: event.source.to_owned(),
-            target: event.target.to_owned(),
+            source: event.source,
+            target: event.target,
             confidence: if copy.transform == "split" { 0.8 } else { 0.85 },
             recommendation: format!(
                 "This {kind} reappears {how}; obscuring a value does not hide it from the recipient. {}",
                 template.recommendation
             )
             .trim()
-            .to_owned(),
-            tier: format!("anchored:{}", copy.transform),
+            .to_owned()
+            .into(),
+            tier: format!("anchored:{}", copy.transform).into(),
             transform: Some(copy.transform.clone()),
-            fragments: fragments.iter().map(|s| (*s).to_owned()).collect(),
+            fragments,
             coalesced_from: None,
             ..template
         });

@@ -22,7 +22,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// FxHash (as in rustc): the keys are short strings, for which SipHash's
 /// collision resistance buys nothing here and costs most of a lookup.
 #[derive(Default)]
-struct FxHasher(u64);
+pub(crate) struct FxHasher(u64);
 
 impl Hasher for FxHasher {
     fn finish(&self) -> u64 {
@@ -42,7 +42,8 @@ impl Hasher for FxHasher {
     }
 }
 
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub(crate) type FxSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
 const NONE: u32 = u32::MAX;
 

@@ -51,17 +51,21 @@ impl CustomDetector {
         for (spec, re) in &self.rules {
             for m in re.captures(text).filter_map(|c| c.get(0)) {
                 out.push(RawMatch {
-                    data_type: spec.data_type.clone(),
+                    data_type: spec.data_type.clone().into(),
                     value: m.as_str().to_owned(),
                     severity: spec.severity,
                     confidence: spec.confidence.clamp(0.0, 1.0),
-                    detector: format!("custom:{}", spec.name),
-                    recommendation: spec.recommendation.clone().unwrap_or_else(|| {
-                        format!(
-                            "Review the value flagged by the custom rule {:?} before it leaves the agent.",
-                            spec.name
-                        )
-                    }),
+                    detector: format!("custom:{}", spec.name).into(),
+                    recommendation: spec
+                        .recommendation
+                        .clone()
+                        .unwrap_or_else(|| {
+                            format!(
+                                "Review the value flagged by the custom rule {:?} before it leaves the agent.",
+                                spec.name
+                            )
+                        })
+                        .into(),
                 });
             }
         }

@@ -10,6 +10,7 @@ use super::{captures, Builtin, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity;
 use crate::pyunicode::{is_space, strip};
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 const CONFIDENCE: f64 = 0.6;
@@ -67,12 +68,12 @@ pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
                 continue;
             }
             out.push(RawMatch {
-                data_type: stem.data_type.clone(),
+                data_type: Cow::Borrowed(stem.data_type.as_str()),
                 value: value.to_owned(),
                 severity: stem.severity,
                 confidence: CONFIDENCE,
-                detector: Builtin::Keyname.name().to_owned(),
-                recommendation: stem.recommendation.clone(),
+                detector: Cow::Borrowed(Builtin::Keyname.name()),
+                recommendation: Cow::Borrowed(stem.recommendation.as_str()),
             });
         }
     }

@@ -19,17 +19,19 @@ pub(crate) mod tables;
 pub use custom::{CustomDetector, CustomRuleSpec};
 
 use crate::model::Severity;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
-/// One raw match of a detector.
+/// One raw match of a detector. The texts a built-in detector emits are
+/// fixed, so they are borrowed, not copied per match.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawMatch {
-    pub data_type: String,
+    pub data_type: Cow<'static, str>,
     pub value: String,
     pub severity: Severity,
     pub confidence: f64,
-    pub detector: String,
-    pub recommendation: String,
+    pub detector: Cow<'static, str>,
+    pub recommendation: Cow<'static, str>,
 }
 
 /// The built-in detector families, in the reference's order.
@@ -123,12 +125,12 @@ pub(crate) struct Emit {
 impl Emit {
     pub(crate) fn raw(&self, detector: Builtin, value: &str) -> RawMatch {
         RawMatch {
-            data_type: self.data_type.to_owned(),
+            data_type: Cow::Borrowed(self.data_type),
             value: value.to_owned(),
             severity: self.severity,
             confidence: self.confidence,
-            detector: detector.name().to_owned(),
-            recommendation: self.recommendation.to_owned(),
+            detector: Cow::Borrowed(detector.name()),
+            recommendation: Cow::Borrowed(self.recommendation),
         }
     }
 }
@@ -159,7 +161,7 @@ pub(crate) fn alternation<'a>(items: impl IntoIterator<Item = &'a str>) -> Strin
 pub(crate) fn scan_one(detector: Builtin, text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     detector.scan(text, &mut out);
-    out.into_iter().map(|m| (m.data_type, m.value)).collect()
+    out.into_iter().map(|m| (m.data_type.into_owned(), m.value)).collect()
 }
 
 #[cfg(test)]

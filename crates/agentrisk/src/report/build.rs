@@ -63,21 +63,25 @@ pub fn build_report(
     let ri_by_channel: Vec<(Channel, f64)> = risk.ri_by_channel();
     let levels: Vec<(Channel, Level)> = findings.iter().map(|f| (f.channel, f.level)).collect();
     let risks = channel_risks(&levels, &ri_by_channel);
-    let mut detectors: Vec<String> = findings.iter().map(|f| f.detector.clone()).collect();
-    detectors.sort();
+    let mut detectors: Vec<&str> = findings.iter().map(|f| &*f.detector).collect();
+    detectors.sort_unstable();
     detectors.dedup();
+    let detectors: Vec<String> = detectors.into_iter().map(str::to_owned).collect();
     let recommendations = recommendations(&risks, !leaked.is_empty());
     let remediation_hints = remediation_hints(&risks, &leaked);
     let total_findings = leaked.len() as u64;
     let detected_total = findings.len() as u64;
     drop(leaked);
+    // Flow and leak paths need every finding, baseline ones too.
     let (flow, leak_paths) = flow_and_leak_paths(events, &facts.agent_name, &findings, options.redact_values);
-    // Last, so the findings' strings move into the report instead of being copied.
-    let report_findings: Vec<ReportFinding> = findings
-        .into_iter()
-        .filter(|f| f.channel.is_disclosure())
-        .map(|f| report_finding(f, &facts.run_id, options.redact_values))
-        .collect();
+    // Last, so the findings' strings move into the report instead of being
+    // copied. The others go first, so the two lists are never both at full
+    // length, and the report's list is allocated at its exact length.
+    let mut findings = findings;
+    findings.retain(|f| f.channel.is_disclosure());
+    findings.shrink_to_fit();
+    let report_findings: Vec<ReportFinding> =
+        findings.into_iter().map(|f| report_finding(f, &facts.run_id, options.redact_values)).collect();
 
     let mut report = Report {
         report: REPORT_KIND.to_owned(),
@@ -161,16 +165,16 @@ fn report_finding(f: Finding, run_id: &str, redact_values: bool) -> ReportFindin
         redacted_value: f.redacted_value(),
         finding_id: f.finding_id,
         run_id: run_id.to_owned(),
-        event_id: f.event_id,
+        event_id: f.event_id.to_owned(),
         channel: f.channel,
-        data_type: f.data_type,
+        data_type: f.data_type.into_owned(),
         severity: f.severity.as_str().to_owned(),
         level: f.level,
         confidence: round_dp(f.confidence, 3),
-        detector: f.detector,
-        recommendation: f.recommendation,
-        source: f.source,
-        target: f.target,
+        detector: f.detector.into_owned(),
+        recommendation: f.recommendation.into_owned(),
+        source: f.source.to_owned(),
+        target: f.target.to_owned(),
         matched_value: if redact_values { None } else { Some(f.matched_value) },
         level_label: f.level.label().to_owned(),
         badge: f.level.badge().to_owned(),
@@ -258,9 +262,10 @@ fn remediation_hints(risks: &[ChannelRisk], leaked: &[&Finding]) -> Vec<Remediat
         if out.iter().any(|h: &RemediationHint| h.channel == r.channel) {
             continue;
         }
-        let mut data_types: Vec<String> = on_channel.iter().map(|f| f.data_type.clone()).collect();
-        data_types.sort();
+        let mut data_types: Vec<&str> = on_channel.iter().map(|f| &*f.data_type).collect();
+        data_types.sort_unstable();
         data_types.dedup();
+        let data_types: Vec<String> = data_types.into_iter().map(str::to_owned).collect();
         let top = on_channel.iter().map(|f| f.level).max().unwrap_or(Level::L1);
         let priority = match top.get() {
             4 => "critical",

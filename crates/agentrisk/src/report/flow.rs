@@ -104,7 +104,7 @@ impl<'a> Endpoints<'a> {
     /// whose event id is not in the trace gets the implied endpoints of its
     /// channel and sorts after every event.
     fn of(&self, finding: &'a Finding) -> (usize, (&'a str, &'a str)) {
-        match self.by_id.get(finding.event_id.as_str()) {
+        match self.by_id.get(finding.event_id) {
             Some(&i) => (i, self.ends[i]),
             None => {
                 let (s, t) = self.table.by_channel[channel_index(finding.channel)];
@@ -194,7 +194,7 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
     let mut group_index: HashMap<(&str, &str), usize> = HashMap::new();
     let mut groups: Vec<Vec<&Finding>> = Vec::new();
     for f in findings {
-        let i = *group_index.entry((f.data_type.as_str(), f.matched_value.as_str())).or_insert_with(|| {
+        let i = *group_index.entry((f.data_type.as_ref(), f.matched_value.as_str())).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
         });
@@ -218,7 +218,7 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
         let steps: Vec<LeakStep> = placed
             .iter()
             .map(|&(_, (source, target), f)| LeakStep {
-                event_id: f.event_id.clone(),
+                event_id: f.event_id.to_owned(),
                 channel: f.channel,
                 source: source.to_owned(),
                 target: target.to_owned(),
@@ -245,7 +245,7 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
         let first = placed[0].2;
         let origin = steps[0].clone();
         paths.push(LeakPath {
-            data_type: first.data_type.clone(),
+            data_type: first.data_type.to_string(),
             value: if redact_values { first.redacted_value() } else { first.matched_value.clone() },
             level,
             level_label: level.label().to_owned(),
@@ -272,22 +272,22 @@ mod tests {
     use super::*;
     use crate::model::{Level, Severity};
 
-    fn finding(event_id: &str, channel: Channel, value: &str, level: u8) -> Finding {
+    fn finding<'a>(event_id: &'a str, channel: Channel, value: &str, level: u8) -> Finding<'a> {
         Finding {
             finding_id: String::new(),
             event_index: 0,
-            event_id: event_id.to_owned(),
+            event_id,
             channel,
-            source: String::new(),
-            target: String::new(),
-            data_type: "email".to_owned(),
+            source: "",
+            target: "",
+            data_type: "email".into(),
             severity: Severity::Medium,
             level: Level::clamped(i64::from(level)),
             confidence: 0.9,
             matched_value: value.to_owned(),
-            detector: String::new(),
-            recommendation: String::new(),
-            tier: String::new(),
+            detector: "".into(),
+            recommendation: "".into(),
+            tier: "".into(),
             transform: None,
             fragments: Vec::new(),
             coalesced_from: None,

@@ -86,9 +86,10 @@ pub fn evaluate_policy(
     }
     if !policy.forbid_data_types.is_empty() {
         checked.push("forbid_data_types".into());
-        let hits: Vec<&&Finding> = leaked.iter().filter(|f| policy.forbid_data_types.contains(&f.data_type)).collect();
+        let hits: Vec<&&Finding> =
+            leaked.iter().filter(|f| policy.forbid_data_types.iter().any(|t| *t == f.data_type)).collect();
         if !hits.is_empty() {
-            let names = sorted_distinct(hits.iter().map(|f| f.data_type.clone()));
+            let names = sorted_distinct(hits.iter().map(|f| f.data_type.to_string()));
             violate(
                 "forbid_data_types",
                 format!("{} finding(s) of a forbidden data type ({}).", hits.len(), names.join(", ")),
@@ -158,7 +159,7 @@ fn evaluate_flows(
             continue;
         }
         let ctx = context(f);
-        let (sender, recipient) = (f.source.as_str(), f.target.as_str());
+        let (sender, recipient) = (f.source, f.target);
         let matches =
             |r: &crate::config::FlowRule| r.matches(&f.data_type, sender, recipient, &ctx.purpose, &ctx.origin);
         let decision = if let Some(rule) = policy.flows.iter().find(|r| !r.allow && matches(r)) {
@@ -205,7 +206,7 @@ fn evaluate_flows(
             ));
             violations.push(FlowDecision {
                 finding_id: f.finding_id.clone(),
-                data_type: f.data_type.clone(),
+                data_type: f.data_type.to_string(),
                 sender: sender.to_owned(),
                 recipient: recipient.to_owned(),
                 purpose: ctx.purpose.clone(),

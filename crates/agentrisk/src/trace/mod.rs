@@ -165,6 +165,9 @@ pub fn parse_trace_with_progress(bytes: &[u8], progress: &dyn Fn(f64)) -> Result
     if let Some(e) = field_error {
         return Err(e);
     }
+    // The list grew by doubling: up to half of it would stay unused.
+    let mut events = events;
+    events.shrink_to_fit();
     Ok(Trace { run_id, agent_name, scenario_id, subject, task_success, events, metadata })
 }
 
