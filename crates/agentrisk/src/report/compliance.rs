@@ -12,12 +12,12 @@
 
 use crate::detect::tables::{tables, ComplianceControlRow};
 use crate::model::{
-    Compliance, ComplianceAssurance, ComplianceControl, ComplianceFramework, CompliancePosture, ComplianceSummary,
-    ControlStatus, Disclaimer, EvidenceDetails, EvidenceRow, FailedFramework, Finding, FrameworkStatus, Integrity,
-    Level, PolicyViolation, Report,
+    Channel, Compliance, ComplianceAssurance, ComplianceControl, ComplianceFramework, CompliancePosture,
+    ComplianceSummary, ControlStatus, Disclaimer, EvidenceDetails, EvidenceRow, FailedFramework, Finding,
+    FrameworkStatus, Integrity, Level, PolicyViolation, Report,
 };
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The fields the integrity digest covers, in the order the report lists them.
 const CANONICAL_FIELDS: [&str; 5] = ["evidence_matrix", "generated_at", "privacy_score", "risk_index", "run_id"];
@@ -166,7 +166,50 @@ fn evidence(control_id: &str, l: &Leaks<'_>) -> Vec<String> {
     }
 }
 
-/// Resolves evidence tokens back to the leaked findings they stand for.
+/// The leaked findings, ranked once so that each control's pass over them
+/// is a scan with array look-ups (no per-control sorting or string sets).
+struct FindingIndex<'r> {
+    findings: &'r [Finding],
+    /// Distinct finding ids, sorted; findings can share one (spec 2.8).
+    ids: Vec<&'r str>,
+    id_rank: Vec<usize>,
+    /// Per id rank: the last finding carrying that id.
+    last_with_id: Vec<usize>,
+    /// Distinct data types, sorted.
+    types: Vec<&'r str>,
+    type_rank: Vec<usize>,
+}
+
+impl<'r> FindingIndex<'r> {
+    fn new(findings: &'r [Finding]) -> FindingIndex<'r> {
+        let ranked = |key: &dyn Fn(&'r Finding) -> &'r str| {
+            let mut distinct: Vec<&str> = findings.iter().map(key).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let rank: HashMap<&str, usize> = distinct.iter().enumerate().map(|(i, v)| (*v, i)).collect();
+            let ranks: Vec<usize> = findings.iter().map(|f| rank[key(f)]).collect();
+            (distinct, ranks)
+        };
+        let (ids, id_rank) = ranked(&|f| f.finding_id.as_str());
+        let (types, type_rank) = ranked(&|f| f.data_type.as_str());
+        let mut last_with_id = vec![0; ids.len()];
+        for (i, &r) in id_rank.iter().enumerate() {
+            last_with_id[r] = i;
+        }
+        FindingIndex { findings, ids, id_rank, last_with_id, types, type_rank }
+    }
+
+    fn rank_of(&self, id: &str) -> Option<usize> {
+        self.ids.binary_search(&id).ok()
+    }
+}
+
+fn channel_slot(channel: Channel) -> usize {
+    Channel::ALL.iter().position(|&c| c == channel).unwrap_or(0)
+}
+
+/// Resolves evidence tokens back to the leaked findings they stand for;
+/// also returns the ranks of the cited finding ids (ascending).
 ///
 /// A finding is cited when its channel, data type or `L<level>` is a token,
 /// or a cited policy violation lists its id. Reference quirk (pinned by
@@ -174,42 +217,49 @@ fn evidence(control_id: &str, l: &Leaks<'_>) -> Vec<String> {
 /// the cited set is the directly matching findings *plus*, for every cited
 /// id, the last finding carrying that id — so a token can pull in the data
 /// type and level of an unrelated finding that reuses an id.
-fn details(
-    tokens: &[String],
-    findings: &[Finding],
-    last_by_id: &HashMap<&str, usize>,
-    l: &Leaks<'_>,
-) -> EvidenceDetails {
+fn details(tokens: &[String], ix: &FindingIndex<'_>, l: &Leaks<'_>) -> (EvidenceDetails, Vec<usize>) {
+    if tokens.is_empty() {
+        return (EvidenceDetails::default(), Vec::new());
+    }
     let tokens: HashSet<&str> = tokens.iter().map(String::as_str).collect();
     let rules: BTreeSet<&str> = tokens.iter().filter_map(|t| t.strip_prefix("policy:")).collect();
-    let mut ids: BTreeSet<&str> = l
-        .violations
-        .iter()
-        .filter(|v| rules.contains(v.rule.as_str()))
-        .flat_map(|v| v.finding_ids.iter().map(String::as_str))
-        .collect();
-    let cites = |f: &Finding| {
-        tokens.contains(f.channel.as_str()) || tokens.contains(f.data_type.as_str()) || tokens.contains(f.level.label())
-    };
-    let direct: Vec<&Finding> = findings.iter().filter(|f| cites(f)).collect();
-    ids.extend(direct.iter().map(|f| f.finding_id.as_str()));
-    let cited = direct.into_iter().chain(ids.iter().filter_map(|id| last_by_id.get(id).map(|&i| &findings[i])));
+    let mut id_cited = vec![false; ix.ids.len()];
+    for v in l.violations.iter().filter(|v| rules.contains(v.rule.as_str())) {
+        for r in v.finding_ids.iter().filter_map(|id| ix.rank_of(id)) {
+            id_cited[r] = true;
+        }
+    }
+    let type_token: Vec<bool> = ix.types.iter().map(|t| tokens.contains(t)).collect();
+    let channel_token = Channel::ALL.map(|c| tokens.contains(c.as_str()));
+    let level_token = Level::ALL.map(|lv| tokens.contains(lv.label()));
 
-    let (mut finding_ids, mut channels, mut data_types, mut levels) =
-        (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), BTreeSet::<Level>::new());
-    for f in cited {
-        finding_ids.insert(f.finding_id.as_str());
-        channels.insert(f.channel.as_str());
-        data_types.insert(f.data_type.as_str());
-        levels.insert(f.level);
+    let (mut type_seen, mut channel_seen, mut level_seen) = (vec![false; ix.types.len()], [false; 8], [false; 4]);
+    let mut note = |i: usize| {
+        let f = &ix.findings[i];
+        type_seen[ix.type_rank[i]] = true;
+        channel_seen[channel_slot(f.channel)] = true;
+        level_seen[f.level.index()] = true;
+    };
+    for (i, f) in ix.findings.iter().enumerate() {
+        if type_token[ix.type_rank[i]] || channel_token[channel_slot(f.channel)] || level_token[f.level.index()] {
+            id_cited[ix.id_rank[i]] = true;
+            note(i);
+        }
     }
-    EvidenceDetails {
-        finding_ids: finding_ids.into_iter().map(str::to_owned).collect(),
-        channels: channels.into_iter().filter_map(crate::model::Channel::from_name).collect(),
-        data_types: data_types.into_iter().map(str::to_owned).collect(),
-        levels: levels.into_iter().collect(),
+    let cited: Vec<usize> = (0..ix.ids.len()).filter(|&r| id_cited[r]).collect();
+    for &r in &cited {
+        note(ix.last_with_id[r]);
+    }
+    let mut channels: Vec<Channel> = Channel::ALL.into_iter().filter(|&c| channel_seen[channel_slot(c)]).collect();
+    channels.sort_by_key(|c| c.as_str());
+    let details = EvidenceDetails {
+        finding_ids: cited.iter().map(|&r| ix.ids[r].to_owned()).collect(),
+        channels,
+        data_types: ix.types.iter().zip(&type_seen).filter(|(_, &seen)| seen).map(|(t, _)| (*t).to_owned()).collect(),
+        levels: Level::ALL.into_iter().filter(|lv| level_seen[lv.index()]).collect(),
         policy_rules: rules.into_iter().map(str::to_owned).collect(),
-    }
+    };
+    (details, cited)
 }
 
 fn status(row: &ComplianceControlRow, checked: &[String], evidence: &[String]) -> ControlStatus {
@@ -241,24 +291,28 @@ pub fn assess_compliance(report: &Report) -> Compliance {
         blocked: report.blocked,
         violations,
     };
-    let last_by_id: HashMap<&str, usize> =
-        findings.iter().enumerate().map(|(i, f)| (f.finding_id.as_str(), i)).collect();
+    let index = FindingIndex::new(findings);
+    // Per framework, per control: the ranks of the finding ids it cites.
+    let mut cited: Vec<Vec<Vec<usize>>> = Vec::new();
 
     let frameworks: Vec<ComplianceFramework> = tables()
         .compliance_frameworks
         .iter()
         .map(|fw| {
+            let mut cited_here = Vec::new();
             let controls: Vec<ComplianceControl> = fw
                 .controls
                 .iter()
                 .map(|row| {
                     let evidence = evidence(&row.id, &leaks);
+                    let (evidence_details, ranks) = details(&evidence, &index, &leaks);
+                    cited_here.push(ranks);
                     ComplianceControl {
                         id: row.id.clone(),
                         name: row.name.clone(),
                         status: status(row, checked, &evidence),
                         rationale: rationale(&row.id).to_owned(),
-                        evidence_details: details(&evidence, findings, &last_by_id, &leaks),
+                        evidence_details,
                         evidence,
                         assessment_basis: if row.requires_any_assertion.is_empty() {
                             "trace_observation"
@@ -269,6 +323,7 @@ pub fn assess_compliance(report: &Report) -> Compliance {
                     }
                 })
                 .collect();
+            cited.push(cited_here);
             let count = |s: ControlStatus| controls.iter().filter(|c| c.status == s).count() as u64;
             let at_risk = count(ControlStatus::AtRisk);
             ComplianceFramework {
@@ -311,7 +366,7 @@ pub fn assess_compliance(report: &Report) -> Compliance {
         controls_not_assessed,
         policy_assertions,
     };
-    let evidence_matrix = evidence_matrix(&frameworks, findings);
+    let evidence_matrix = evidence_matrix(&frameworks, &cited, &index);
     let digest = integrity_digest(report, &evidence_matrix);
     Compliance {
         summary,
@@ -336,27 +391,38 @@ pub fn assess_compliance(report: &Report) -> Compliance {
 }
 
 /// One row per distinct leaked finding id (sorted), with the sorted
-/// frameworks and controls whose evidence cites it.
-fn evidence_matrix(frameworks: &[ComplianceFramework], findings: &[Finding]) -> Vec<EvidenceRow> {
-    let mut rows: BTreeMap<&str, (BTreeSet<&str>, BTreeSet<&str>)> =
-        findings.iter().map(|f| (f.finding_id.as_str(), Default::default())).collect();
-    for fw in frameworks {
-        for control in &fw.controls {
-            for id in &control.evidence_details.finding_ids {
-                if let Some((fws, controls)) = rows.get_mut(id.as_str()) {
-                    fws.insert(&fw.id);
-                    controls.insert(&control.id);
-                }
+/// frameworks and controls whose evidence cites it. `cited` holds, per
+/// framework and control, the ranks of the ids it cites.
+fn evidence_matrix(
+    frameworks: &[ComplianceFramework],
+    cited: &[Vec<Vec<usize>>],
+    ix: &FindingIndex<'_>,
+) -> Vec<EvidenceRow> {
+    let mut rows: Vec<EvidenceRow> = ix
+        .ids
+        .iter()
+        .map(|id| EvidenceRow { finding_id: (*id).to_owned(), frameworks: Vec::new(), controls: Vec::new() })
+        .collect();
+    // Visiting frameworks and controls in id order keeps every row sorted.
+    let mut by_framework: Vec<usize> = (0..frameworks.len()).collect();
+    by_framework.sort_by_key(|&f| frameworks[f].id.as_str());
+    for &f in &by_framework {
+        for r in cited[f].iter().flatten() {
+            let row = &mut rows[*r];
+            if row.frameworks.last() != Some(&frameworks[f].id) {
+                row.frameworks.push(frameworks[f].id.clone());
             }
         }
     }
-    rows.into_iter()
-        .map(|(id, (fws, controls))| EvidenceRow {
-            finding_id: id.to_owned(),
-            frameworks: fws.into_iter().map(str::to_owned).collect(),
-            controls: controls.into_iter().map(str::to_owned).collect(),
-        })
-        .collect()
+    let mut by_control: Vec<(usize, usize)> =
+        frameworks.iter().enumerate().flat_map(|(f, fw)| (0..fw.controls.len()).map(move |c| (f, c))).collect();
+    by_control.sort_by_key(|&(f, c)| frameworks[f].controls[c].id.as_str());
+    for (f, c) in by_control {
+        for &r in &cited[f][c] {
+            rows[r].controls.push(frameworks[f].controls[c].id.clone());
+        }
+    }
+    rows
 }
 
 /// The integrity digest: SHA-256 (hex) of the compact, key-sorted,
