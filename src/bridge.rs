@@ -2,10 +2,16 @@
 //!
 //! Messages sent before the worker has installed its handler would be lost,
 //! so they wait in a queue until the worker says it is ready.
+//!
+//! A worker that panics or dies (an out-of-memory abort, an uncaught
+//! error) is replaced: the file it was working on fails with the reason,
+//! every other file it holds is sent to the new worker again (with the
+//! current what-if settings), and files already shown keep their results.
 
-use crate::protocol::FromWorker;
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use crate::protocol::{size_refusal, FromWorker};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::Callback;
@@ -13,108 +19,276 @@ use yew::Callback;
 /// The loader Trunk writes for the `worker` binary (`data-loader-shim`).
 const WORKER_URL: &str = "./worker_loader.js";
 
-pub struct Bridge {
-    worker: Worker,
-    ready: Rc<Cell<bool>>,
-    queue: Rc<RefCell<Vec<JsValue>>>,
-    _on_message: Closure<dyn Fn(MessageEvent)>,
-    _on_error: Closure<dyn Fn(ErrorEvent)>,
-}
-
 /// What can be sent to the worker for reading.
+#[derive(Clone)]
 pub enum Source {
     Blob(Blob),
     Url(String),
 }
 
-impl Bridge {
-    /// Starts the worker. `on_message` gets every result; `on_crash` gets a
-    /// description when the worker fails (a panic, an out-of-memory abort).
-    pub fn new(on_message: Callback<FromWorker>, on_crash: Callback<String>) -> Result<Bridge, String> {
-        let options = WorkerOptions::new();
-        options.set_type(WorkerType::Classic);
-        let worker = Worker::new_with_options(WORKER_URL, &options)
-            .map_err(|e| format!("cannot start the analysis worker: {e:?}"))?;
-        let ready = Rc::new(Cell::new(false));
-        let queue: Rc<RefCell<Vec<JsValue>>> = Rc::default();
+/// A file the worker holds (or will): sent again to a replacement worker.
+#[derive(Clone)]
+struct Sent {
+    name: String,
+    folder: String,
+    source: Source,
+}
 
-        let (flush_worker, flush_ready, flush_queue) = (worker.clone(), ready.clone(), queue.clone());
-        let on_bad_message = on_crash.clone();
-        let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-            let text = event.data().as_string().unwrap_or_default();
-            match serde_json::from_str::<FromWorker>(&text) {
-                Ok(FromWorker::Ready) => {
-                    flush_ready.set(true);
-                    for message in flush_queue.borrow_mut().drain(..) {
-                        post(&flush_worker, &message);
-                    }
-                    on_message.emit(FromWorker::Ready);
-                }
-                Ok(message) => on_message.emit(message),
-                Err(e) => on_bad_message.emit(format!("unreadable message from the analysis worker: {e}")),
-            }
-        });
-        let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
-            event.prevent_default();
-            on_crash.emit(format!("the analysis worker stopped: {}", event.message()));
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(Bridge { worker, ready, queue, _on_message: on_message, _on_error: on_error })
-    }
-
-    /// Sends one file (or sample URL) to the worker under `id`; `folder` is
-    /// the folder it was picked from (empty when not known).
-    pub fn send(&self, id: u32, name: &str, folder: &str, source: Source) {
-        let message = js_sys::Object::new();
-        let set = |key: &str, value: &JsValue| {
-            // Setting a plain property on a fresh object cannot fail.
-            let _ = js_sys::Reflect::set(&message, &key.into(), value);
-        };
-        set("id", &JsValue::from(id));
-        set("name", &JsValue::from_str(name));
-        set("folder", &JsValue::from_str(folder));
-        match source {
-            Source::Blob(blob) => set("blob", &blob),
-            Source::Url(url) => set("url", &JsValue::from_str(&url)),
-        }
-        if self.ready.get() {
-            post(&self.worker, &message);
-        } else {
-            self.queue.borrow_mut().push(message.into());
+impl Sent {
+    /// Bytes the file takes (a URL's are not known before it is fetched).
+    fn size(&self) -> u64 {
+        match &self.source {
+            Source::Blob(blob) => blob.size() as u64,
+            Source::Url(_) => 0,
         }
     }
 }
 
+/// The worker died: `message` says why, `failed` are the files that fail
+/// with it (the one it was working on, or every unfinished one when it
+/// cannot say which).
+pub struct Crash {
+    pub message: String,
+    pub failed: Vec<u32>,
+}
+
+pub struct Bridge {
+    inner: Rc<RefCell<Inner>>,
+}
+
+struct Inner {
+    /// `None` only while a replacement is being started.
+    running: Option<Running>,
+    ready: bool,
+    queue: Vec<JsValue>,
+    /// Every file sent and not forgotten, by id.
+    sent: BTreeMap<u32, Sent>,
+    /// Files sent whose result has not come back yet.
+    unfinished: BTreeSet<u32>,
+    /// The last what-if settings sent (`""`: the reference's defaults).
+    settings: String,
+    /// Counts the workers started; a dead worker's late events (its error
+    /// after its panic message) carry an old number and are ignored.
+    generation: u32,
+    /// Why no worker runs, once one died before it was ready.
+    stopped: Option<String>,
+    /// Dead workers' handlers: a worker dies inside one of them, so they
+    /// are kept (one pair per death) rather than dropped while running.
+    retired: Vec<Running>,
+    on_message: Callback<FromWorker>,
+    on_crash: Callback<Crash>,
+}
+
+/// A worker and the handlers it calls.
+struct Running {
+    worker: Worker,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(ErrorEvent)>,
+}
+
 impl Bridge {
+    /// Starts the worker. `on_message` gets every result; `on_crash` is told
+    /// when a worker died and which files failed with it.
+    pub fn new(on_message: Callback<FromWorker>, on_crash: Callback<Crash>) -> Result<Bridge, String> {
+        let inner = Rc::new(RefCell::new(Inner {
+            running: None,
+            ready: false,
+            queue: Vec::new(),
+            sent: BTreeMap::new(),
+            unfinished: BTreeSet::new(),
+            settings: String::new(),
+            generation: 0,
+            stopped: None,
+            retired: Vec::new(),
+            on_message,
+            on_crash,
+        }));
+        let running = start_worker(&Rc::downgrade(&inner), 0)?;
+        inner.borrow_mut().running = Some(running);
+        Ok(Bridge { inner })
+    }
+
+    /// Sends one file (or sample URL) to the worker under `id`; `folder` is
+    /// the folder it was picked from (empty when not known). A file over the
+    /// size limits is refused with the reason ([`size_refusal`]); the worker
+    /// checks fetched files itself.
+    pub fn send(&self, id: u32, name: &str, folder: &str, source: Source) -> Result<(), String> {
+        let mut inner = self.inner.borrow_mut();
+        if let Source::Blob(blob) = &source {
+            let held: u64 = inner.sent.values().map(Sent::size).sum();
+            if let Some(reason) = size_refusal(blob.size() as u64, held) {
+                return Err(reason);
+            }
+        }
+        if let Some(message) = inner.stopped.clone() {
+            return Err(message);
+        }
+        let sent = Sent { name: name.to_owned(), folder: folder.to_owned(), source };
+        inner.unfinished.insert(id);
+        inner.sent.insert(id, sent.clone());
+        inner.post(file_message(id, &sent));
+        Ok(())
+    }
+
     /// Sends what-if settings as `agentleak.yaml` text (`""`: the
     /// reference's defaults); the worker analyses every trace again.
     pub fn send_settings(&self, yaml: &str) {
-        self.post_object(&[("settings", JsValue::from_str(yaml))]);
+        let mut inner = self.inner.borrow_mut();
+        inner.settings = yaml.to_owned();
+        inner.post(object(&[("settings", JsValue::from_str(yaml))]));
     }
 
     /// Tells the worker a file was removed, so it forgets its bytes.
     pub fn forget(&self, id: u32) {
-        self.post_object(&[("forget", JsValue::from(id))]);
+        let mut inner = self.inner.borrow_mut();
+        inner.sent.remove(&id);
+        inner.unfinished.remove(&id);
+        inner.post(object(&[("forget", JsValue::from(id))]));
     }
+}
 
-    fn post_object(&self, fields: &[(&str, JsValue)]) {
-        let message = js_sys::Object::new();
-        for (key, value) in fields {
-            let _ = js_sys::Reflect::set(&message, &(*key).into(), value);
+/// A new worker whose messages and errors go to the bridge behind `weak`.
+fn start_worker(weak: &Weak<RefCell<Inner>>, generation: u32) -> Result<Running, String> {
+    let options = WorkerOptions::new();
+    options.set_type(WorkerType::Classic);
+    let worker = Worker::new_with_options(WORKER_URL, &options)
+        .map_err(|e| format!("cannot start the analysis worker: {e:?}"))?;
+    let for_messages = weak.clone();
+    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+        let text = event.data().as_string().unwrap_or_default();
+        if let Some(inner) = for_messages.upgrade().filter(|inner| inner.borrow().generation == generation) {
+            match serde_json::from_str::<FromWorker>(&text) {
+                Ok(message) => received(&inner, message),
+                Err(e) => crashed(&inner, None, format!("unreadable message from the analysis worker: {e}")),
+            }
         }
-        if self.ready.get() {
-            post(&self.worker, &message);
+    });
+    let for_errors = weak.clone();
+    let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+        event.prevent_default();
+        if let Some(inner) = for_errors.upgrade().filter(|inner| inner.borrow().generation == generation) {
+            crashed(&inner, None, format!("the analysis worker stopped: {}", event.message()));
+        }
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    Ok(Running { worker, _on_message: on_message, _on_error: on_error })
+}
+
+/// One message from the worker. Callbacks run after the bridge is released,
+/// so a view that sends a file in response does not find it borrowed.
+fn received(inner: &Rc<RefCell<Inner>>, message: FromWorker) {
+    let on_message = {
+        let mut state = inner.borrow_mut();
+        match &message {
+            FromWorker::Ready => {
+                state.ready = true;
+                let queue = std::mem::take(&mut state.queue);
+                if let Some(running) = &state.running {
+                    for queued in &queue {
+                        post(&running.worker, queued);
+                    }
+                }
+            }
+            FromWorker::Done { id, .. } => {
+                state.unfinished.remove(id);
+            }
+            FromWorker::Crashed { id, message } => {
+                let (id, message) = (*id, message.clone());
+                drop(state);
+                crashed(inner, id, format!("the analysis worker failed: {message}"));
+                return;
+            }
+            _ => {}
+        }
+        state.on_message.clone()
+    };
+    on_message.emit(message);
+}
+
+/// Replaces a dead worker: fails the files it was working on and sends the
+/// others, with the current settings, to a new one. A worker that dies
+/// before it was ever ready is not replaced (it would only die again); every
+/// unfinished file fails with the reason.
+fn crashed(inner: &Rc<RefCell<Inner>>, id: Option<u32>, message: String) {
+    let (crash, on_crash) = {
+        let mut state = inner.borrow_mut();
+        if let Some(dead) = state.running.take() {
+            dead.worker.terminate();
+            state.retired.push(dead);
+        }
+        let restart = state.ready;
+        let failed: Vec<u32> = match id {
+            Some(id) if restart => vec![id],
+            _ => state.unfinished.iter().copied().collect(),
+        };
+        for id in &failed {
+            state.unfinished.remove(id);
+            state.sent.remove(id);
+        }
+        state.ready = false;
+        state.queue.clear();
+        state.generation += 1;
+        if restart {
+            match start_worker(&Rc::downgrade(inner), state.generation) {
+                Ok(running) => {
+                    state.running = Some(running);
+                    if !state.settings.is_empty() {
+                        let settings = object(&[("settings", JsValue::from_str(&state.settings))]);
+                        state.queue.push(settings);
+                    }
+                    let resend: Vec<JsValue> = state.sent.iter().map(|(id, sent)| file_message(*id, sent)).collect();
+                    let ids: Vec<u32> = state.sent.keys().copied().collect();
+                    state.unfinished.extend(ids);
+                    state.queue.extend(resend);
+                }
+                Err(start_error) => state.stopped = Some(start_error),
+            }
         } else {
-            self.queue.borrow_mut().push(message.into());
+            state.stopped = Some(message.clone());
+        }
+        (Crash { message, failed }, state.on_crash.clone())
+    };
+    on_crash.emit(crash);
+}
+
+impl Inner {
+    fn post(&mut self, message: JsValue) {
+        match &self.running {
+            Some(running) if self.ready => post(&running.worker, &message),
+            _ => self.queue.push(message),
         }
     }
 }
 
-impl Drop for Bridge {
+impl Drop for Inner {
     fn drop(&mut self) {
-        self.worker.terminate();
+        if let Some(running) = &self.running {
+            running.worker.terminate();
+        }
     }
+}
+
+fn file_message(id: u32, sent: &Sent) -> JsValue {
+    let source = match &sent.source {
+        Source::Blob(blob) => ("blob", JsValue::from(blob)),
+        Source::Url(url) => ("url", JsValue::from_str(url)),
+    };
+    object(&[
+        ("id", JsValue::from(id)),
+        ("name", JsValue::from_str(&sent.name)),
+        ("folder", JsValue::from_str(&sent.folder)),
+        source,
+    ])
+}
+
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let message = js_sys::Object::new();
+    for (key, value) in fields {
+        // Setting a plain property on a fresh object cannot fail.
+        let _ = js_sys::Reflect::set(&message, &(*key).into(), value);
+    }
+    message.into()
 }
 
 fn post(worker: &Worker, message: &JsValue) {

@@ -4,8 +4,10 @@
 //! in; nothing read from a file (no run id, value or text) ever does.
 //!
 //! Form: `#tab=batch&src=reports/run.json&run=hr.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27&fail=60&l4=0&det=pii,secrets&vault=levels:10,10,10,10&scope=…&ov=email:4;person_name:3`,
-//! then the findings filters (`fch`, `flv`, `fty`, `fdet`, `fpt`, `fq`,
-//! `fre`), every part optional, values percent-encoded.
+//! then the findings filters chosen from lists (`fch`, `flv`, `fty`,
+//! `fdet`), every part optional, values percent-encoded. Typed search text
+//! (the search box, source or target) stays out: it is often a value copied
+//! from the trace, and a URL ends up in histories and shared links.
 
 use crate::state::{BatchSettings, FindingFilters, Tab};
 use agentrisk::batch::GroupBy;
@@ -88,20 +90,10 @@ pub fn to_hash(view: &ViewState) -> String {
         parts.push(("ov", list.join(";")));
     }
     let f = &view.filters;
-    for (key, value) in [
-        ("fch", &f.channel),
-        ("flv", &f.level),
-        ("fty", &f.data_type),
-        ("fdet", &f.detector),
-        ("fpt", &f.party),
-        ("fq", &f.search),
-    ] {
+    for (key, value) in [("fch", &f.channel), ("flv", &f.level), ("fty", &f.data_type), ("fdet", &f.detector)] {
         if !value.is_empty() {
             parts.push((key, value.clone()));
         }
-    }
-    if f.regex {
-        parts.push(("fre", "1".into()));
     }
     parts.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect::<Vec<_>>().join("&")
 }
@@ -180,9 +172,6 @@ pub fn from_hash(hash: &str) -> ViewState {
             "flv" => view.filters.level = value,
             "fty" => view.filters.data_type = value,
             "fdet" => view.filters.detector = value,
-            "fpt" => view.filters.party = value,
-            "fq" => view.filters.search = value,
-            "fre" => view.filters.regex = value == "1",
             "ov" => {
                 view.whatif.level_overrides = value
                     .split(';')
@@ -257,12 +246,7 @@ mod tests {
                 detectors: DetectorToggles { finance: false, ..DetectorToggles::ALL_ON },
             },
             src: vec!["reports/run 1.json".into(), "reports/run2.json".into()],
-            filters: FindingFilters {
-                channel: "log".into(),
-                search: "^(ssn|email)$".into(),
-                regex: true,
-                ..FindingFilters::default()
-            },
+            filters: FindingFilters { channel: "log".into(), detector: "pii".into(), ..FindingFilters::default() },
         };
         let hash = to_hash(&view);
         assert!(
@@ -272,6 +256,23 @@ mod tests {
             "{hash}"
         );
         assert_eq!(from_hash(&format!("#{hash}")), view);
+    }
+
+    #[test]
+    fn typed_search_text_never_goes_into_the_hash() {
+        let filters = FindingFilters {
+            level: "L4".into(),
+            party: "Jean Tremblay".into(),
+            search: "123-456-789".into(),
+            regex: true,
+            ..FindingFilters::default()
+        };
+        let hash = to_hash(&ViewState { filters, ..from_hash("") });
+        assert_eq!(hash, "flv=L4");
+        assert_eq!(
+            from_hash("#flv=L4&fq=123-456-789&fpt=Jean&fre=1").filters,
+            FindingFilters { level: "L4".into(), ..FindingFilters::default() }
+        );
     }
 
     #[test]

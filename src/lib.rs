@@ -16,6 +16,7 @@
 pub mod bridge;
 pub mod charts;
 pub mod components;
+pub mod dropped;
 pub mod hash;
 pub mod protocol;
 pub mod samples;
@@ -24,12 +25,35 @@ pub mod worker;
 
 pub use components::app::App;
 
-/// Mounts the app on `<body>`, routes panics to the console, and registers
-/// the service worker that keeps the site usable offline.
+/// Mounts the app on `<body>`, shows any panic on the page (and in the
+/// console), and registers the service worker that keeps the site usable
+/// offline.
 pub fn start_app() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        show_internal_error(&info.to_string());
+    }));
     register_service_worker();
     yew::Renderer::<App>::new().render();
+}
+
+/// Puts a panic's message on the page, above everything, so a bug shows
+/// as a bug rather than as a page that stopped answering. Written with the
+/// DOM directly: after a panic the app's own state cannot be trusted.
+pub fn show_internal_error(message: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(body) = document.body() else { return };
+    if document.get_element_by_id("internal-error").is_some() {
+        return;
+    }
+    let Ok(banner) = document.create_element("div") else { return };
+    banner.set_id("internal-error");
+    let _ = banner.set_attribute("role", "alert");
+    banner.set_text_content(Some(&format!(
+        "The viewer hit an internal error, a bug we would like to hear about: {message}. \
+         What is shown may be incomplete; reload the page to start again."
+    )));
+    let _ = body.prepend_with_node_1(&banner);
 }
 
 /// `sw.js` beside the page (so any sub-path works); where service workers

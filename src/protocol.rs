@@ -42,6 +42,38 @@ pub const LEAK_STEP_LIMIT: usize = 20;
 /// hold whole documents in one event; the run view needs the start of each.
 pub const TEXT_LIMIT: usize = 2_000;
 
+/// The largest file one tab takes, in bytes. The worker's WebAssembly
+/// memory is capped at 4 GB, and analysing a trace takes several times its
+/// size (see the README's limits), so a bigger file would end in an
+/// out-of-memory abort; it gets an error row naming the CLI instead.
+pub const MAX_FILE_BYTES: u64 = 200_000_000;
+
+/// The most bytes of files one tab holds at once: the worker keeps every
+/// trace for what-if scoring, and the sum must leave room for analysing.
+pub const MAX_TAB_BYTES: u64 = 1_000_000_000;
+
+/// Why a file of `size` bytes is refused, when it is: over the per-file
+/// limit, or over what the tab still has room for besides `held` bytes.
+pub fn size_refusal(size: u64, held: u64) -> Option<String> {
+    let mb = |bytes: u64| format!("{:.1} MB", bytes as f64 / 1e6);
+    if size > MAX_FILE_BYTES {
+        Some(format!(
+            "the file is {}, more than the {} one browser tab can analyse; analyse it with the agentrisk command instead",
+            mb(size),
+            mb(MAX_FILE_BYTES)
+        ))
+    } else if held.saturating_add(size) > MAX_TAB_BYTES {
+        Some(format!(
+            "the file is {} and this tab already holds {} of files (at most {} in all); remove some files, or open it in another tab",
+            mb(size),
+            mb(held),
+            mb(MAX_TAB_BYTES)
+        ))
+    } else {
+        None
+    }
+}
+
 /// Files larger than this get progress lines in their row while they are
 /// read and analysed; smaller ones are done before a status would be seen.
 pub const PROGRESS_FROM_BYTES: u64 = 5_000_000;
@@ -59,6 +91,9 @@ pub enum FromWorker {
     SettingsApplied,
     /// What-if settings the core refused, and why (naming the key).
     SettingsRejected { message: String },
+    /// The worker panicked, while working on file `id` if it knows; it
+    /// cannot be trusted after that and is replaced.
+    Crashed { id: Option<u32>, message: String },
 }
 
 /// What the worker is doing with a large file.
@@ -597,5 +632,15 @@ mod tests {
         assert_eq!(shown.chars().count(), TEXT_LIMIT);
         assert!(shown.ends_with("SE*"), "{shown}");
         assert!(!shown.contains("SEC"));
+    }
+
+    #[test]
+    fn files_over_the_limits_are_refused_with_the_sizes_named() {
+        assert_eq!(size_refusal(MAX_FILE_BYTES, 0), None);
+        let over = size_refusal(MAX_FILE_BYTES + 1, 0).expect("one byte over is refused");
+        assert!(over.contains("200.0 MB, more than the 200.0 MB") && over.contains("agentrisk command"), "{over}");
+        assert_eq!(size_refusal(1_000, MAX_TAB_BYTES - 1_000), None);
+        let full = size_refusal(2_000_000, MAX_TAB_BYTES - 1_000_000).expect("a full tab refuses");
+        assert!(full.contains("2.0 MB and this tab already holds 999.0 MB"), "{full}");
     }
 }

@@ -191,8 +191,12 @@ pub enum Action {
     },
     /// The worker installed its handler and takes files.
     WorkerReady,
-    /// The worker died: every file still with it fails with this message.
-    WorkerFailed(String),
+    /// The worker died (and was replaced): the files `failed` fail with
+    /// `message`; every other file keeps its result.
+    WorkerFailed {
+        message: String,
+        failed: Vec<u32>,
+    },
     Select(u32),
     /// Selects the next (+1) or previous (−1) loaded run in table order.
     Step(i32),
@@ -277,9 +281,9 @@ impl Reducible for State {
                 }
             }
             Action::WorkerReady => next.worker_ready = true,
-            Action::WorkerFailed(message) => {
+            Action::WorkerFailed { message, failed } => {
                 next.worker_ready = false;
-                for entry in next.files.iter_mut().filter(|f| matches!(f.status, FileStatus::Working(_))) {
+                for entry in next.files.iter_mut().filter(|f| failed.contains(&f.id)) {
                     entry.status = FileStatus::Failed(message.clone());
                 }
             }

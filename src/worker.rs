@@ -2,7 +2,9 @@
 //! runs the core, and posts back finished results. Everything that touches
 //! file contents happens here, off the page's main thread.
 
-use crate::protocol::{analyze_bytes_observed, FileResult, FromWorker, Phase, Progress, PROGRESS_FROM_BYTES};
+use crate::protocol::{
+    analyze_bytes_observed, size_refusal, FileResult, FromWorker, Phase, Progress, PROGRESS_FROM_BYTES,
+};
 use agentrisk::batch::{detect_kind, FileKind};
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use js_sys::{Reflect, Uint8Array};
@@ -12,10 +14,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, Response};
 
-/// Installs the message handler, then tells the page it is ready.
+/// Installs the panic hook and the message handler, then tells the page it
+/// is ready.
 pub fn start() {
-    console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    install_crash_reports(&scope);
     let handler_scope = scope.clone();
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
         let scope = handler_scope.clone();
@@ -29,7 +32,32 @@ pub fn start() {
     post(&scope, &FromWorker::Ready);
 }
 
+/// A panic (or an error no handler caught) is told to the page as
+/// [`FromWorker::Crashed`] with the file being worked on, so that the page
+/// fails that file and replaces this worker instead of waiting for ever.
+fn install_crash_reports(scope: &DedicatedWorkerGlobalScope) {
+    let panic_scope = scope.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        console_error_panic_hook::hook(info);
+        let message = format!("internal error (a bug, please report it): {info}");
+        post(&panic_scope, &FromWorker::Crashed { id: CURRENT.with(Cell::get), message });
+    }));
+    // A trap inside a task (after an out-of-memory abort, say) rejects a
+    // promise nobody awaits; this turns it into the same report.
+    let rejection_scope = scope.clone();
+    let on_rejection =
+        Closure::<dyn Fn(web_sys::PromiseRejectionEvent)>::new(move |event: web_sys::PromiseRejectionEvent| {
+            let message = format!("the analysis stopped: {}", js_text(&event.reason()));
+            post(&rejection_scope, &FromWorker::Crashed { id: CURRENT.with(Cell::get), message });
+        });
+    let _ = scope.add_event_listener_with_callback("unhandledrejection", on_rejection.as_ref().unchecked_ref());
+    // The listener lives as long as the worker.
+    on_rejection.forget();
+}
+
 thread_local! {
+    /// The file being analysed, named in a crash report.
+    static CURRENT: Cell<Option<u32>> = const { Cell::new(None) };
     /// The what-if config (`None`: the reference's defaults, no config file).
     static CONFIG: RefCell<Option<AnalysisConfig>> = const { RefCell::new(None) };
     /// The traces loaded so far, kept so that new settings can analyse them
@@ -103,8 +131,10 @@ fn analyse(scope: &DedicatedWorkerGlobalScope, id: u32, name: &str, folder: &str
         progress(scope, id, Progress { phase, bytes: size, percent: Some(percent), mb_per_s });
     };
     let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
+    CURRENT.with(|current| current.set(Some(id)));
     let result = CONFIG
         .with_borrow(|config| analyze_bytes_observed(bytes, name, folder, config.as_ref(), generated_at, &on_progress));
+    CURRENT.with(|current| current.set(None));
     post(scope, &FromWorker::Done { id, result });
 }
 
@@ -131,12 +161,20 @@ async fn read_bytes(scope: &DedicatedWorkerGlobalScope, id: u32, message: &JsVal
         if !response.ok() {
             return Err(format!("cannot fetch {url}: HTTP {}", response.status()));
         }
+        let announced = response.headers().get("content-length").ok().flatten().and_then(|n| n.parse::<u64>().ok());
+        if let Some(reason) = announced.and_then(|size| size_refusal(size, 0)) {
+            return Err(reason);
+        }
         let body = response.array_buffer().map_err(|e| js_text(&e))?;
         JsFuture::from(body).await.map_err(|e| format!("cannot read {url}: {}", js_text(&e)))?
     } else {
         return Err("nothing to read: the message has neither a file nor a URL".to_owned());
     };
-    Ok(Uint8Array::new(&buffer).to_vec())
+    let bytes = Uint8Array::new(&buffer);
+    if let Some(reason) = size_refusal(u64::from(bytes.length()), 0) {
+        return Err(reason);
+    }
+    Ok(bytes.to_vec())
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, message: &FromWorker) {

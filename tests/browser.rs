@@ -79,20 +79,39 @@ fn the_state_keeps_other_files_when_one_fails_or_the_worker_dies() {
     let state = Rc::new(State::default());
     let state = state.reduce(Action::Queued { id: 1, name: "a.json".into(), folder: String::new() });
     let state = state.reduce(Action::Queued { id: 2, name: "b.json".into(), folder: String::new() });
+    let state = state.reduce(Action::Queued { id: 3, name: "c.json".into(), folder: String::new() });
     let state = state.reduce(Action::Finished { id: 1, result: analyze(HEALTHCARE) });
     let progress = Progress { phase: Phase::Detecting, bytes: 6_000_000, percent: Some(40), mb_per_s: Some(9.5) };
     let state = state.reduce(Action::Progressed { id: 2, progress });
     assert_eq!(state.files[1].status, FileStatus::Working(Some(progress)));
     let state = state.reduce(Action::WorkerReady);
     assert!(state.worker_ready);
-    let state = state.reduce(Action::WorkerFailed("the analysis worker stopped".into()));
+    // The worker crashed on file 2 and was replaced: file 3 stays with the
+    // new worker, file 1 keeps its result.
+    let state = state.reduce(Action::WorkerFailed { message: "the analysis worker stopped".into(), failed: vec![2] });
     assert!(!state.worker_ready);
     assert!(matches!(state.files[0].status, FileStatus::Loaded(_)));
     assert_eq!(state.files[1].status, FileStatus::Failed("the analysis worker stopped".into()));
+    assert_eq!(state.files[2].status, FileStatus::Working(None));
+    let state = state.reduce(Action::Remove(3));
     let state = state.reduce(Action::Select(1));
     assert_eq!(state.selected_run().map(|(f, _)| f.id), Some(1));
     let state = state.reduce(Action::Remove(1));
     assert_eq!((state.files.len(), state.selected), (1, None));
+}
+
+#[wasm_bindgen_test]
+fn a_panic_shows_on_the_page_as_text_once() {
+    agentrisk_viewer::show_internal_error("index out of bounds <b>at</b> src/x.rs");
+    agentrisk_viewer::show_internal_error("a second panic");
+    let document = web_sys::window().and_then(|w| w.document()).expect("a document");
+    let banner = document.get_element_by_id("internal-error").expect("the banner is shown");
+    assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
+    let text = banner.text_content().unwrap_or_default();
+    assert!(text.contains("index out of bounds <b>at</b> src/x.rs") && text.contains("reload the page"), "{text}");
+    assert_eq!(banner.child_element_count(), 0, "the message is text, not markup");
+    assert!(!text.contains("a second panic"), "the first panic stays shown: {text}");
+    banner.remove();
 }
 
 #[wasm_bindgen_test]

@@ -1,7 +1,8 @@
-use crate::bridge::{Bridge, Source};
+use crate::bridge::{Bridge, Crash, Source};
 use crate::components::{
     batch::BatchView, compare::CompareView, run_detail::RunDetail, run_table::RunTable, scoring::ScoringPanel,
 };
+use crate::dropped;
 use crate::hash::{from_hash, to_hash, ViewState};
 use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS, SAMPLE_TRACES};
@@ -35,8 +36,12 @@ pub fn app() -> Html {
                     FromWorker::Ready => on_result.dispatch(Action::WorkerReady),
                     FromWorker::SettingsApplied => on_result.dispatch(Action::WhatIfAccepted),
                     FromWorker::SettingsRejected { message } => on_result.dispatch(Action::WhatIfRejected(message)),
+                    // The bridge handles a crash itself and calls `on_crash`.
+                    FromWorker::Crashed { .. } => {}
                 }),
-                Callback::from(move |message| on_crash.dispatch(Action::WorkerFailed(message))),
+                Callback::from(move |crash: Crash| {
+                    on_crash.dispatch(Action::WorkerFailed { message: crash.message, failed: crash.failed })
+                }),
             )
         })
     };
@@ -52,10 +57,13 @@ pub fn app() -> Html {
                     *next
                 };
                 dispatcher.dispatch(Action::Queued { id, name: name.clone(), folder: folder.clone() });
-                match bridge.as_ref() {
-                    Ok(bridge) => bridge.send(id, &name, &folder, source),
-                    Err(message) => dispatcher
-                        .dispatch(Action::Finished { id, result: FileResult::Error { message: message.clone() } }),
+                let sent = match (bridge.as_ref(), source) {
+                    (Ok(bridge), Ok(source)) => bridge.send(id, &name, &folder, source),
+                    (Err(message), _) => Err(message.clone()),
+                    (_, Err(message)) => Err(message),
+                };
+                if let Err(message) = sent {
+                    dispatcher.dispatch(Action::Finished { id, result: FileResult::Error { message } });
                 }
             }
         })
@@ -97,7 +105,7 @@ pub fn app() -> Html {
                     .map(|name| Picked {
                         name: name.to_string(),
                         folder: "samples".to_owned(),
-                        source: Source::Url(sample_url(name)),
+                        source: Ok(Source::Url(sample_url(name))),
                     })
                     .collect(),
             );
@@ -113,7 +121,7 @@ pub fn app() -> Html {
                     .map(|name| Picked {
                         name: name.trim_start_matches("traces/").to_owned(),
                         folder: "samples".to_owned(),
-                        source: Source::Url(sample_url(name)),
+                        source: Ok(Source::Url(sample_url(name))),
                     })
                     .collect(),
             );
@@ -144,7 +152,28 @@ pub fn app() -> Html {
         Callback::from(move |event: DragEvent| {
             event.prevent_default();
             dragging.set(false);
-            add.emit(blobs_from(event.data_transfer().and_then(|d| d.files())));
+            let Some(transfer) = event.data_transfer() else { return };
+            let entries = dropped::entries(&transfer);
+            if !entries.iter().any(|e| e.is_directory()) {
+                add.emit(blobs_from(transfer.files()));
+                return;
+            }
+            let add = add.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let mut picked = Vec::new();
+                for file in dropped::files_of(entries).await {
+                    match file {
+                        Ok((path, file)) => {
+                            let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
+                            picked.push(Picked { name: path, folder, source: Ok(Source::Blob(file.into())) });
+                        }
+                        Err((path, message)) => {
+                            picked.push(Picked { name: path, folder: String::new(), source: Err(message) })
+                        }
+                    }
+                }
+                add.emit(picked);
+            });
         })
     };
 
@@ -179,7 +208,7 @@ pub fn app() -> Html {
                 match same_origin_url(path) {
                     Ok(url) => {
                         let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
-                        picked.push(Picked { name: path.clone(), folder, source: Source::Url(url) });
+                        picked.push(Picked { name: path.clone(), folder, source: Ok(Source::Url(url)) });
                     }
                     Err(message) => web_sys::console::warn_1(&message.into()),
                 }
@@ -538,11 +567,12 @@ fn toggle_theme() {
     }
 }
 
-/// A file to load: its name, the folder it came from, and its bytes' source.
+/// A file to load: its name, the folder it came from, and its bytes'
+/// source (or why it cannot be read).
 struct Picked {
     name: String,
     folder: String,
-    source: Source,
+    source: Result<Source, String>,
 }
 
 /// The picked or dropped files. A folder pick names each file by its path
@@ -558,13 +588,17 @@ fn blobs_from(files: Option<FileList>) -> Vec<Picked> {
                 .and_then(|v| v.as_string())
                 .unwrap_or_default();
             if path.is_empty() {
-                return Some(Picked { name: file.name(), folder: String::new(), source: Source::Blob(file.into()) });
+                return Some(Picked {
+                    name: file.name(),
+                    folder: String::new(),
+                    source: Ok(Source::Blob(file.into())),
+                });
             }
             if !(path.ends_with(".json") || path.ends_with(".jsonl")) {
                 return None;
             }
             let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
-            Some(Picked { name: path, folder, source: Source::Blob(file.into()) })
+            Some(Picked { name: path, folder, source: Ok(Source::Blob(file.into())) })
         })
         .collect()
 }

@@ -1,6 +1,7 @@
 //! The Compare tab: two runs side by side with deltas and the secrets only
 //! one of them leaked, or two groups of runs with both intervals per rate.
 
+use crate::components::text::shown;
 use crate::state::{BatchRow, BatchSettings, FileEntry, FileStatus};
 use agentrisk::batch::table::{interval_text, percent};
 use agentrisk::batch::{summarise, RunFacts};
@@ -71,7 +72,7 @@ pub fn compare_view(props: &CompareProps) -> Html {
                 list.iter()
                     .map(|s| html! {
                         <tr data-type={s.data_type.clone()} data-channel={s.channel.as_str()}>
-                            <td>{ &s.data_type }</td><td class="mono">{ &s.redacted_value }</td><td class="mono">{ s.channel.as_str() }</td>
+                            <td>{ shown(&s.data_type) }</td><td class="mono">{ shown(&s.redacted_value) }</td><td class="mono">{ s.channel.as_str() }</td>
                         </tr>
                     })
                     .collect::<Html>()

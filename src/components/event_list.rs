@@ -4,6 +4,7 @@
 //! characters, detected and leaked values already redacted.
 
 use super::group_digits;
+use crate::components::text::shown;
 use crate::protocol::{AnalysedTrace, EventRow, TextPart, EVENT_LIMIT, TEXT_LIMIT};
 use agentrisk::model::Finding;
 use std::collections::HashMap;
@@ -149,12 +150,12 @@ fn event_row(
             data-event-index={index.to_string()} data-event-id={event.event_id.clone()}
             data-findings={event.finding_ids.len().to_string()}>
             <td class="num">{ index + 1 }</td>
-            <td class="mono">{ &event.event_id }</td>
+            <td class="mono">{ shown(&event.event_id) }</td>
             <td class="mono">
                 { event.channel.as_str() }
                 if event.channel.is_baseline() { <span class="muted baseline" title="A baseline channel: what the agent was given, not a disclosure">{ " (baseline)" }</span> }
             </td>
-            <td>{ format!("{} → {}", event.source, event.target) }</td>
+            <td>{ shown(&format!("{} → {}", event.source, event.target)) }</td>
             <td class="event-text">{ event_text(event, withheld) }</td>
             <td class="event-findings">
                 { for event.finding_ids.iter().map(|id| match findings.get(id.as_str()) {
@@ -167,7 +168,7 @@ fn event_row(
                         html! {
                             <div class="finding-chip" data-finding-id={id.clone()}>
                                 <a href={format!("#{}", finding_row_id(id))} title="Show this finding in the findings table" {onclick}>
-                                    <span class={classes!("level", f.level.badge())}>{ f.level.label() }</span>{ " " }{ &f.data_type }
+                                    <span class={classes!("level", f.level.badge())}>{ f.level.label() }</span>{ " " }{ shown(&f.data_type) }
                                 </a>
                             </div>
                         }
@@ -190,12 +191,12 @@ fn event_text(event: &EventRow, withheld: bool) -> Html {
         <>
             <div class="text">
                 { for event.text.iter().map(|part| match part {
-                    TextPart::Plain(text) => html! { { text } },
+                    TextPart::Plain(text) => shown(text),
                     TextPart::Leaked(text) => html! {
-                        <mark class="redacted leaked" title="A leaked value (a finding of this run), redacted as in the report">{ text }</mark>
+                        <mark class="redacted leaked" title="A leaked value (a finding of this run), redacted as in the report">{ shown(text) }</mark>
                     },
                     TextPart::Detected(text) => html! {
-                        <mark class="redacted detected" title="A value the detectors found that is no finding here (e.g. a secret the agent was given), redacted">{ text }</mark>
+                        <mark class="redacted detected" title="A value the detectors found that is no finding here (e.g. a secret the agent was given), redacted">{ shown(text) }</mark>
                     },
                 }) }
                 if event.text_truncated() { { "…" } }

@@ -6,6 +6,7 @@
 
 use crate::components::download::download;
 use crate::components::event_list::finding_row_id;
+use crate::components::text::shown;
 use agentrisk::batch::table::to_csv;
 use agentrisk::model::Finding;
 use std::collections::{BTreeSet, HashMap};
@@ -205,10 +206,10 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
             });
             html! {
                 <a class="event-link" href={format!("#event-{index}")} data-event-index={index.to_string()}
-                    title="Show this event in the event list" {onclick}>{ &f.event_id }</a>
+                    title="Show this event in the event list" {onclick}>{ shown(&f.event_id) }</a>
             }
         }
-        None => html! { { &f.event_id } },
+        None => shown(&f.event_id),
     };
     let full = props.values.as_ref().and_then(|v| v.get(&f.finding_id));
     let value = match full {
@@ -220,7 +221,7 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
                 next.remove(&id);
                 revealed.set(next);
             });
-            html! { <><span class="mono revealed">{ visible(full) }</span>{ " " }<button type="button" class="link-button" onclick={hide}>{ "hide" }</button></> }
+            html! { <><span class="mono revealed">{ shown(full) }</span>{ " " }<button type="button" class="link-button" onclick={hide}>{ "hide" }</button></> }
         }
         Some(_) => {
             let id = f.finding_id.clone();
@@ -231,39 +232,24 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
                 revealed.set(next);
             });
             html! {
-                <><span class="mono">{ &f.redacted_value }</span>{ " " }
+                <><span class="mono">{ shown(&f.redacted_value) }</span>{ " " }
                 <button type="button" class="link-button reveal" title="Show the full matched value of this finding" onclick={show}>{ "reveal" }</button></>
             }
         }
-        None => html! { <span class="mono">{ &f.redacted_value }</span> },
+        None => html! { <span class="mono">{ shown(&f.redacted_value) }</span> },
     };
     html! {
         <tr id={finding_row_id(&f.finding_id)} tabindex="-1" data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.clone()} data-channel={f.channel.as_str()}>
             <td class="mono">{ f.channel.as_str() }</td>
-            <td>{ &f.data_type }</td>
+            <td>{ shown(&f.data_type) }</td>
             <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>
             <td class="value">{ value }</td>
             <td>{ &f.detector }</td>
             <td class="mono">{ event }</td>
-            <td>{ &f.source }</td>
-            <td>{ &f.target }</td>
+            <td>{ shown(&f.source) }</td>
+            <td>{ shown(&f.target) }</td>
         </tr>
     }
-}
-
-/// Control and invisible formatting characters shown as visible escapes.
-fn visible(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control()
-                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
-            {
-                format!("\\u{{{:04X}}}", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }
 
 /// A run id made safe as part of a file name.

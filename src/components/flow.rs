@@ -4,6 +4,7 @@
 //! level; and the leak paths (report `leak_paths`), how each leaked secret
 //! moved. Drawn as markup, so every name from the trace stays escaped text.
 
+use crate::components::text::{shown, shown_plain};
 use crate::protocol::{LEAK_PATH_LIMIT, LEAK_STEP_LIMIT};
 use agentrisk::model::{Flow, LeakPath};
 use yew::prelude::*;
@@ -86,9 +87,9 @@ pub fn flow_view(props: &FlowProps) -> Html {
     let nodes = places.iter().map(|(id, x, y, kind)| {
         html! {
             <g class={classes!("node", kind.to_string())} data-node={id.clone()}>
-                <title>{ format!("{id} ({kind})") }</title>
+                <title>{ shown_plain(&format!("{id} ({kind})")) }</title>
                 <rect x={format!("{x:.1}")} y={format!("{y:.1}")} width={NODE_W.to_string()} height={NODE_H.to_string()} rx="6" />
-                <text x={format!("{:.1}", x + 10.0)} y={format!("{:.1}", y + 22.0)}>{ shorten(id) }<tspan class="kind">{ format!("  {kind}") }</tspan></text>
+                <text x={format!("{:.1}", x + 10.0)} y={format!("{:.1}", y + 22.0)}>{ shown_plain(&shorten(id)) }<tspan class="kind">{ format!("  {kind}") }</tspan></text>
             </g>
         }
     });
@@ -117,7 +118,7 @@ pub fn flow_view(props: &FlowProps) -> Html {
                     <th scope="col" class="num">{ "Events" }</th><th scope="col">{ "Leaked" }</th></tr></thead>
                 <tbody>{ for flow.edges.iter().map(|e| html! {
                     <tr data-leaked={e.leaked.to_string()}>
-                        <td>{ &e.source }</td><td>{ &e.target }</td><td class="mono">{ e.channel.as_str() }</td>
+                        <td>{ shown(&e.source) }</td><td>{ shown(&e.target) }</td><td class="mono">{ e.channel.as_str() }</td>
                         <td class="num">{ e.count }</td><td>{ if e.leaked { e.level_label.clone() } else { "—".to_owned() } }</td>
                     </tr>
                 }) }</tbody>
@@ -138,7 +139,7 @@ pub fn flow_view(props: &FlowProps) -> Html {
                                 <td>{ &p.data_type }</td><td class="mono value">{ &p.value }</td>
                                 <td><span class={classes!("level", p.level.badge())}>{ p.level.label() }</span></td>
                                 <td class="mono">{ p.entered_via.map_or("—", |c| c.as_str()) }</td>
-                                <td>{ p.steps.iter().map(|s| format!("{} {} → {} ({})", s.event_id, s.source, s.target, s.channel.as_str())).collect::<Vec<_>>().join(" ⟶ ") }</td>
+                                <td>{ shown(&p.steps.iter().map(|s| format!("{} {} → {} ({})", s.event_id, s.source, s.target, s.channel.as_str())).collect::<Vec<_>>().join(" ⟶ ")) }</td>
                                 <td class="num">{ p.leak_count }</td>
                             </tr>
                         }) }</tbody>

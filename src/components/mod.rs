@@ -13,6 +13,7 @@ pub mod heatmap;
 pub mod run_detail;
 pub mod run_table;
 pub mod scoring;
+pub mod text;
 
 /// A Risk Index as the viewer prints it: four decimals, like the report.
 pub fn format_ri(ri: f64) -> String {

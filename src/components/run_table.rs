@@ -1,4 +1,5 @@
 use crate::components::download::download;
+use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{FileEntry, FileStatus, Run};
 use agentrisk::batch::table::to_csv;
@@ -130,7 +131,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             };
             html! {
                 <tr class="reading-row" data-file={entry.name.clone()}>
-                    <td class="file">{ &entry.name }</td>
+                    <td class="file">{ shown(&entry.name) }</td>
                     <td colspan="7" class="muted">{ bar }<span class="status" role="status">{ status }</span></td>
                     { remove }
                 </tr>
@@ -140,7 +141,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             let slug = if only.runs.is_empty() { "redteam" } else { "scorecard" };
             html! {
                 <tr class="batch-row" data-file={entry.name.clone()} data-kind={slug}>
-                    <td class="file">{ &entry.name }</td>
+                    <td class="file">{ shown(&entry.name) }</td>
                     <td colspan="7" class="muted">
                         { format!("{}: {} runs and {} red-team results, shown in the Batch tab", only.kind, only.runs.len(), only.redteam.len()) }
                     </td>
@@ -150,8 +151,8 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
         }
         FileStatus::Failed(message) => html! {
             <tr class="error-row" data-file={entry.name.clone()}>
-                <td class="file">{ &entry.name }</td>
-                <td colspan="7" class="error-message"><strong>{ "Not loaded: " }</strong>{ message }</td>
+                <td class="file">{ shown(&entry.name) }</td>
+                <td colspan="7" class="error-message"><strong>{ "Not loaded: " }</strong>{ shown(message) }</td>
                 { remove }
             </tr>
         },
@@ -196,7 +197,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             };
             html! {
                 <tr class={classes!("run-row", selected.then_some("selected"))}
-                    tabindex="0" aria-selected={selected.to_string()}
+                    tabindex="0" aria-selected={selected.to_string()} data-file={entry.name.clone()}
                     data-kind={run.kind()}
                     data-run-id={r.run_id.clone()}
                     data-risk-index={r.risk_index.to_string()}
@@ -205,9 +206,9 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     data-blocked={r.blocked.to_string()}
                     data-consistent={consistent.to_string()}
                     onclick={on_click} onkeydown={on_key}>
-                    <td class="file">{ &entry.name }</td>
-                    <td class="mono">{ &r.run_id }</td>
-                    <td>{ &r.agent_name }</td>
+                    <td class="file">{ shown(&entry.name) }</td>
+                    <td class="mono">{ shown(&r.run_id) }</td>
+                    <td>{ shown(&r.agent_name) }</td>
                     <td class="num">{ format_ri(r.risk_index) }</td>
                     <td class="num">{ r.privacy_score }</td>
                     <td><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></td>

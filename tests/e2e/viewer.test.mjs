@@ -422,6 +422,31 @@ test("Open folder loads a folder's JSON files with their sub-folders, and the Ba
   await page.close();
 });
 
+test("a folder dropped on the page loads like Open folder: its JSON files with their paths, grouped by sub-folder", async () => {
+  const { page, errors } = await openViewer();
+  const dir = join(mkdtempSync(join(tmpdir(), "agentrisk-drop-")), "weekly");
+  for (const [sub, names] of [["clean", exampleCases.filter((n) => n.includes("clean")).slice(0, 2)], ["leaky", exampleCases.filter((n) => !n.includes("clean")).slice(0, 3)]]) {
+    mkdirSync(join(dir, sub), { recursive: true });
+    for (const n of names) writeFileSync(join(dir, sub, `${n}.json`), traceOf(n));
+  }
+  writeFileSync(join(dir, "notes.txt"), "not a run");
+  // A real drag from outside the page, as the operating system delivers it.
+  const cdp = await context.newCDPSession(page);
+  const box = await page.locator("#dropzone").boundingBox();
+  const at = { x: box.x + 50, y: box.y + 50 };
+  const data = { items: [], files: [dir], dragOperationsMask: 1 };
+  for (const type of ["dragEnter", "dragOver", "drop"]) await cdp.send("Input.dispatchDragEvent", { type, ...at, data });
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row, tr.error-row").length === 5, null, { timeout: 30_000 });
+  const files = await page.$$eval("tr.run-row", (rows) => rows.map((r) => r.dataset.file).sort());
+  assert.ok(files.every((f) => /^weekly\/(clean|leaky)\/ex_.*_trace\.json$/.test(f)), files.join(", "));
+  await page.click("#tab-batch");
+  await page.selectOption("#group-by", "folder");
+  const groups = await page.$$eval("#rates-table tbody tr", (rows) => [...new Set(rows.map((r) => r.dataset.group))]);
+  assert.deepEqual(groups, ["(all runs)", "weekly/clean", "weekly/leaky"]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the run view's findings filter, search, sort and export exactly the rows shown; a value is revealed only on request", async () => {
   const { page, requests, errors } = await openViewer();
   await dropFiles(page, [{ name: "hr.json", text: traceOf("ex_hr_trace") }, { name: "fin.json", text: traceOf("ex_finance_trace") }]);
