@@ -1,8 +1,8 @@
 //! `agentrisk run`: the reference's `agentleak run` flags, on our core.
 
 use agentrisk::analyze::Canaries;
-use agentrisk::config::{config_from_yaml, AnalysisConfig};
-use agentrisk::pipeline::{report_from_trace, AnalysisInput};
+use agentrisk::config::{config_from_bytes, AnalysisConfig};
+use agentrisk::pipeline::{detection_settings, report_from_trace, AnalysisError, AnalysisInput};
 use agentrisk::trace::parse_trace;
 use std::io::Write;
 use std::path::PathBuf;
@@ -59,8 +59,13 @@ fn setup(args: &RunArgs) -> Result<(AnalysisConfig, Option<Canaries>), String> {
     let mut config = match &args.config {
         None => AnalysisConfig::default(),
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
-            config_from_yaml(&text).map_err(|e| format!("{path}: {e}"))?
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
+            let config = config_from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
+            // The reference checks the detection mode, custom severities and
+            // patterns when its runner starts: before any trace, and the
+            // message is about the config file, not a trace.
+            detection_settings(&config).map_err(|e| format!("{path}: {e}"))?;
+            config
         }
     };
     if let Some(n) = args.fail_under {
@@ -129,13 +134,20 @@ pub fn run(args: &RunArgs) -> ExitCode {
         // The file's bytes are dropped once parsed and the trace once
         // analysed; the report is streamed out, never held as one string.
         let outcome = std::fs::read(path)
-            .map_err(|e| format!("cannot read: {e}"))
-            .and_then(|bytes| parse_trace(&bytes).map_err(|e| e.to_string()))
-            .and_then(|trace| report_from_trace(&trace, &input).map_err(|e| e.to_string()));
+            .map_err(|e| format!("{path}: cannot read: {e}"))
+            .and_then(|bytes| parse_trace(&bytes).map_err(|e| format!("{path}: {e}")))
+            .and_then(|trace| {
+                report_from_trace(&trace, &input).map_err(|e| match (&e, &args.config) {
+                    // A vault too small for what this trace leaks: the
+                    // config's vault is what to fix.
+                    (AnalysisError::Scoring(_), Some(config)) => format!("{config}: {e} (for the trace {path})"),
+                    _ => format!("{path}: {e}"),
+                })
+            });
         let report = match outcome {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("agentrisk: {path}: {message}");
+                eprintln!("agentrisk: {message}");
                 failed = true;
                 continue;
             }
