@@ -290,6 +290,16 @@ export const cases = [
     expect: { valid: true, check: all(events(1), finding('email')) },
   },
 
+  {
+    // The reference names its report <run_id>.json and fails to write a name
+    // over 255 bytes; we cut the file name (the report keeps the whole id).
+    name: 'run_id of 100 000 characters (valid)',
+    file: 'long-run-id.json',
+    kind: 'trace',
+    bytes: () => json({ run_id: 'r'.repeat(100_000), events: [leakEvent(LEAK)] }),
+    expect: { valid: true, check: (r) => (r.run_id.length === 100_000 ? null : `run_id of ${r.run_id.length} characters`) },
+  },
+
   // ---- numbers ---------------------------------------------------------------
   {
     // Python ints keep every digit; 16 digits flattened intact still read as a card.

@@ -107,8 +107,24 @@ pub fn file_name_for(run_id: &str) -> String {
         run_id.chars().map(|c| if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
     match safe.as_str() {
         "" | "." | ".." => "run".to_owned(),
+        _ if safe.len() > MAX_FILE_STEM => shortened_stem(&safe, run_id),
         _ => safe,
     }
+}
+
+/// Longest file name stem written, in bytes. File systems refuse names over
+/// 255 bytes (the reference then fails to write its report); a longer id is
+/// cut and given a hash of the whole id, so distinct ids keep distinct files.
+const MAX_FILE_STEM: usize = 200;
+
+fn shortened_stem(safe: &str, run_id: &str) -> String {
+    let mut cut = MAX_FILE_STEM - 17;
+    while !safe.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    // FNV-1a: stable across runs and machines, unlike std's hasher.
+    let hash = run_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{}-{hash:016x}", safe.get(..cut).unwrap_or_default())
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
@@ -235,5 +251,10 @@ mod tests {
         assert_eq!(file_name_for("run_healthcare_001"), "run_healthcare_001");
         assert_eq!(file_name_for("../etc/x y"), ".._etc_x_y");
         assert_eq!(file_name_for(".."), "run");
+        let long = "é".repeat(300);
+        let name = file_name_for(&long);
+        assert!(name.len() <= MAX_FILE_STEM, "{}", name.len());
+        assert!(name.starts_with("éé") && name != file_name_for(&"é".repeat(301)));
+        assert_eq!(name, file_name_for(&long), "stable");
     }
 }

@@ -16,8 +16,11 @@ use std::collections::BTreeMap;
 /// be UTF-8 text (a UTF-16 file, or the first byte that is not UTF-8, is
 /// named with its line and column).
 pub fn config_from_bytes(bytes: &[u8]) -> Result<AnalysisConfig, ConfigError> {
-    let text = crate::trace::utf8_text(bytes)
-        .map_err(|e| ConfigError::Encoding { line: e.line, column: e.column, message: e.message })?;
+    let text = crate::trace::utf8_text(bytes).map_err(|e| ConfigError::Encoding {
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
     config_from_yaml(text)
 }
 
@@ -173,7 +176,9 @@ fn read_scoring(section: Section<'_>, scoring: &mut ScoringConfig) -> Result<(),
         scoring.weights = Weights::new(&values).map_err(|_| {
             invalid(
                 "scoring.weights",
-                format!("four strictly positive integers are needed for L1..L4 (each at most {MAX_WEIGHT}), got {values:?}"),
+                format!(
+                    "four strictly positive integers are needed for L1..L4 (each at most {MAX_WEIGHT}), got {values:?}"
+                ),
             )
         })?;
     }

@@ -410,7 +410,14 @@ fn config_bytes_must_be_utf8_text() {
     assert_eq!(config_from_bytes(b"project:\n  name: ok\n").unwrap().project_name, "ok");
     assert_eq!(config_from_bytes(b"\xEF\xBB\xBFproject: {name: bom}\n").unwrap().project_name, "bom");
     let err = config_from_bytes(b"project:\n  name: caf\xe9\n").unwrap_err();
-    assert_eq!(err, ConfigError::Encoding { line: 2, column: 12, message: "the file is not valid UTF-8 text (save it as UTF-8)".into() });
+    assert_eq!(
+        err,
+        ConfigError::Encoding {
+            line: 2,
+            column: 12,
+            message: "the file is not valid UTF-8 text (save it as UTF-8)".into()
+        }
+    );
     let utf16: Vec<u8> = "\u{feff}project: {}".encode_utf16().flat_map(u16::to_le_bytes).collect();
     let err = config_from_bytes(&utf16).unwrap_err().to_string();
     assert!(err.starts_with("line 1, column 1: the file is UTF-16 text, not UTF-8"), "{err}");

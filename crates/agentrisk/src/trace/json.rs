@@ -417,9 +417,8 @@ pub fn utf8_text(bytes: &[u8]) -> Result<&str, JsonError> {
             message: format!("the file is UTF-16 text, not UTF-8 ({hint}); save it as UTF-8"),
         });
     }
-    std::str::from_utf8(bytes).map_err(|e| {
-        error_at(bytes, e.valid_up_to(), "the file is not valid UTF-8 text (save it as UTF-8)".into())
-    })
+    std::str::from_utf8(bytes)
+        .map_err(|e| error_at(bytes, e.valid_up_to(), "the file is not valid UTF-8 text (save it as UTF-8)".into()))
 }
 
 fn error_at(bytes: &[u8], pos: usize, message: String) -> JsonError {
