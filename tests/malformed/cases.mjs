@@ -7,11 +7,13 @@
 //   { valid: false, where: 'substring of the place', what: 'substring of the problem' }
 //   { valid: true, check?: (report) => string | null }
 //
-// `check` (valid traces only) looks at the report and returns what is wrong,
-// or null. Every file is generated here (big ones on the fly), so the
-// repository holds no big files. `kind: 'config'` cases are config files
-// used with `configTrace`; `kind: 'report'` cases are read as AgentLeak
-// reports (`agentrisk score`).
+// `check` looks at the outcome and returns what is wrong, or null: for a
+// trace or config case the report written, for a report case the record
+// `agentrisk score --json` prints for it. Every file is generated here (big
+// ones on the fly; those carry `huge: true` and get a longer timeout), so
+// the repository holds no big files. `kind: 'config'` cases are config
+// files used with `configTrace`; `kind: 'report'` cases are read as
+// AgentLeak reports (`agentrisk score`).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -442,6 +444,21 @@ export const cases = [
     kind: 'config',
     bytes: () => utf8('vault:\n  levels: {4: 9223372036854775807}\n'),
     expect: { valid: false, where: 'vault.levels', what: 'the counts are too large' },
+  },
+  {
+    // The reference fails when its runner starts; we refuse before any trace.
+    name: 'custom detector with an invalid regex',
+    file: 'custom-bad-regex.yaml',
+    kind: 'config',
+    bytes: () => utf8("custom_detectors:\n  - name: ticket\n    pattern: 'TK-(\\d+'\n"),
+    expect: { valid: false, where: 'custom detector "ticket"', what: 'invalid pattern' },
+  },
+  {
+    name: 'unknown detection mode',
+    file: 'detection-mode.yaml',
+    kind: 'config',
+    bytes: () => utf8('detection:\n  mode: turbo\n'),
+    expect: { valid: false, where: 'detection.mode', what: 'unknown mode "turbo"' },
   },
   {
     name: 'YAML alias bomb (billion laughs)',
