@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every check: formatting, clippy (native
-# and wasm32), native tests, wasm-bindgen tests in headless Chromium, the
+# and wasm32), native tests, the malformed-input set against the release CLI,
+# wasm-bindgen tests in headless Chromium, the
 # release build, and the end-to-end browser tests against dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,10 @@ cargo clippy --offline --target wasm32-unknown-unknown -p agentrisk-viewer --all
 
 step "cargo test --workspace (native)"
 cargo test --offline --workspace
+
+step "malformed-input tests (release agentrisk, tests/malformed/)"
+cargo build --offline --release -p agentrisk-cli
+node --test tests/malformed/
 
 step "wasm-bindgen-test in headless Chromium"
 cargo test --offline --target wasm32-unknown-unknown -p agentrisk-viewer --test browser

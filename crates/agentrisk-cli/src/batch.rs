@@ -3,7 +3,7 @@
 
 use agentrisk::batch::table::{rate_cells, rate_header, rate_rows, to_text};
 use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult, Scorecard};
-use agentrisk::config::{config_from_yaml, AnalysisConfig};
+use agentrisk::config::{config_from_bytes, AnalysisConfig};
 use agentrisk::pipeline::AnalysisInput;
 use agentrisk::stats::IntervalMethod;
 use std::io::Write;
@@ -102,9 +102,9 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
 pub fn run(args: &BatchArgs) -> ExitCode {
     let config = match &args.config {
         None => AnalysisConfig::default(),
-        Some(path) => match std::fs::read_to_string(path)
+        Some(path) => match std::fs::read(path)
             .map_err(|e| format!("cannot read: {e}"))
-            .and_then(|text| config_from_yaml(&text).map_err(|e| e.to_string()))
+            .and_then(|bytes| config_from_bytes(&bytes).map_err(|e| e.to_string()))
         {
             Ok(config) => config,
             Err(message) => {

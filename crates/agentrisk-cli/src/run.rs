@@ -1,8 +1,8 @@
 //! `agentrisk run`: the reference's `agentleak run` flags, on our core.
 
 use agentrisk::analyze::Canaries;
-use agentrisk::config::{config_from_yaml, AnalysisConfig};
-use agentrisk::pipeline::{report_from_trace, AnalysisInput};
+use agentrisk::config::{config_from_bytes, AnalysisConfig};
+use agentrisk::pipeline::{detection_settings, report_from_trace, AnalysisError, AnalysisInput};
 use agentrisk::trace::parse_trace;
 use std::io::Write;
 use std::path::PathBuf;
@@ -59,8 +59,13 @@ fn setup(args: &RunArgs) -> Result<(AnalysisConfig, Option<Canaries>), String> {
     let mut config = match &args.config {
         None => AnalysisConfig::default(),
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
-            config_from_yaml(&text).map_err(|e| format!("{path}: {e}"))?
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
+            let config = config_from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
+            // The reference checks the detection mode, custom severities and
+            // patterns when its runner starts: before any trace, and the
+            // message is about the config file, not a trace.
+            detection_settings(&config).map_err(|e| format!("{path}: {e}"))?;
+            config
         }
     };
     if let Some(n) = args.fail_under {
@@ -102,8 +107,24 @@ pub fn file_name_for(run_id: &str) -> String {
         run_id.chars().map(|c| if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
     match safe.as_str() {
         "" | "." | ".." => "run".to_owned(),
+        _ if safe.len() > MAX_FILE_STEM => shortened_stem(&safe, run_id),
         _ => safe,
     }
+}
+
+/// Longest file name stem written, in bytes. File systems refuse names over
+/// 255 bytes (the reference then fails to write its report); a longer id is
+/// cut and given a hash of the whole id, so distinct ids keep distinct files.
+const MAX_FILE_STEM: usize = 200;
+
+fn shortened_stem(safe: &str, run_id: &str) -> String {
+    let mut cut = MAX_FILE_STEM - 17;
+    while !safe.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    // FNV-1a: stable across runs and machines, unlike std's hasher.
+    let hash = run_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{}-{hash:016x}", safe.get(..cut).unwrap_or_default())
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
@@ -129,13 +150,20 @@ pub fn run(args: &RunArgs) -> ExitCode {
         // The file's bytes are dropped once parsed and the trace once
         // analysed; the report is streamed out, never held as one string.
         let outcome = std::fs::read(path)
-            .map_err(|e| format!("cannot read: {e}"))
-            .and_then(|bytes| parse_trace(&bytes).map_err(|e| e.to_string()))
-            .and_then(|trace| report_from_trace(&trace, &input).map_err(|e| e.to_string()));
+            .map_err(|e| format!("{path}: cannot read: {e}"))
+            .and_then(|bytes| parse_trace(&bytes).map_err(|e| format!("{path}: {e}")))
+            .and_then(|trace| {
+                report_from_trace(&trace, &input).map_err(|e| match (&e, &args.config) {
+                    // A vault too small for what this trace leaks: the
+                    // config's vault is what to fix.
+                    (AnalysisError::Scoring(_), Some(config)) => format!("{config}: {e} (for the trace {path})"),
+                    _ => format!("{path}: {e}"),
+                })
+            });
         let report = match outcome {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("agentrisk: {path}: {message}");
+                eprintln!("agentrisk: {message}");
                 failed = true;
                 continue;
             }
@@ -223,5 +251,10 @@ mod tests {
         assert_eq!(file_name_for("run_healthcare_001"), "run_healthcare_001");
         assert_eq!(file_name_for("../etc/x y"), ".._etc_x_y");
         assert_eq!(file_name_for(".."), "run");
+        let long = "é".repeat(300);
+        let name = file_name_for(&long);
+        assert!(name.len() <= MAX_FILE_STEM, "{}", name.len());
+        assert!(name.starts_with("éé") && name != file_name_for(&"é".repeat(301)));
+        assert_eq!(name, file_name_for(&long), "stable");
     }
 }

@@ -20,9 +20,10 @@ pub enum AnalysisError {
     CustomRule(String),
     #[error("{0}")]
     Scoring(#[from] crate::score::ScoringError),
+    /// The place is the event and field the text came from, or `the report`.
     #[error(
-        "the report would contain an unpaired UTF-16 surrogate (from a \\uD800–\\uDFFF escape in the trace) \
-         in {0}; such text cannot be written as UTF-8 — fix the escape in the trace"
+        "{0}: the report would contain an unpaired UTF-16 surrogate (from a \\uD800–\\uDFFF escape in the \
+         trace); such text cannot be written as UTF-8 — fix the escape in the trace"
     )]
     LoneSurrogate(String),
 }
@@ -328,7 +329,7 @@ fn check_encodable(report: &Report) -> Result<(), AnalysisError> {
             [("source", &f.source), ("target", &f.target), ("redacted value", &f.redacted_value)]
                 .into_iter()
                 .find(|(_, v)| v.contains(LONE_SURROGATE))
-                .map(|(what, _)| format!("the {what} of {} ({})", f.finding_id, f.event_id))
+                .map(|(what, _)| format!("event {}, {what} (finding {})", f.event_id, f.finding_id))
         })
         .unwrap_or_else(|| "the report".to_owned());
     Err(AnalysisError::LoneSurrogate(place))

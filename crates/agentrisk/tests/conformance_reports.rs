@@ -156,3 +156,23 @@ fn the_integrity_digest_is_reproduced_and_follows_generated_at() {
     report.generated_at = "2026-12-02T15:11:15+00:00".into();
     assert_ne!(assess_compliance(&report).integrity.digest, stored);
 }
+
+/// A report file can hold any count: re-scoring one with counts near 2^64
+/// (every sum would overflow) must flag it, not panic or wrap into a
+/// plausible number (tests/malformed: report-huge-counts.json).
+#[test]
+fn absurd_stored_counts_are_inconsistent_not_a_crash() {
+    let path = cases_dir().join("ex_healthcare_trace/report.default.json");
+    let text = std::fs::read_to_string(path).expect("fixture report");
+    let mut value: Value = serde_json::from_str(&text).expect("fixture JSON");
+    for profile in ["level_profile", "vault_level_profile"] {
+        for level in ["L1", "L2", "L3", "L4"] {
+            value["summary"][profile][level] = Value::from(u64::MAX);
+        }
+    }
+    value["summary"]["leaked_secrets"] = Value::from(u64::MAX);
+    let report = load_report(value.to_string().as_bytes()).expect("still a report");
+    let rescore = rescore_report(&report, &ScoringConfig::default());
+    assert!(!rescore.mismatches.is_empty(), "the stored numbers cannot match");
+    assert!(rescore.mismatches.iter().any(|m| m.field == "wsl"), "{:?}", rescore.mismatches);
+}

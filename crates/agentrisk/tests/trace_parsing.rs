@@ -7,7 +7,7 @@
 //! The corpus's own JSON files (reports, finding dumps) are read with our
 //! reader too: they contain the reference's own escapes.
 
-use agentrisk::trace::{flatten, parse_json, parse_trace, PyValue, TraceError};
+use agentrisk::trace::{flatten, parse_json, parse_trace, PyValue, TraceError, MAX_NESTING};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -265,13 +265,17 @@ fn corpus_flattening_examples() {
 }
 
 #[test]
-fn hundred_thousand_nested_arrays_parse_and_flatten() {
-    let depth = 100_000;
-    let doc = format!(
-        r#"{{"run_id": "deep", "events": [{{"channel": "log", "content": {}"mail a@b.io", 1e-07{}}}]}}"#,
-        "[".repeat(depth),
-        "]".repeat(depth)
-    );
+fn nesting_up_to_the_bound_parses_and_flattens_and_deeper_is_refused() {
+    // The content starts at level 4 (top object, events array, event object).
+    let deepest = MAX_NESTING - 3;
+    let arrays = |depth: usize| {
+        format!(
+            r#"{{"run_id": "deep", "events": [{{"channel": "log", "content": {}"mail a@b.io", 1e-07{}}}]}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
+    };
+    let doc = arrays(deepest);
     let trace = parse_trace(doc.as_bytes()).expect("deep trace parses");
     assert_eq!(trace.events[0].text, "mail a@b.io | 1e-07");
     // The tree parser and the streaming trace parser agree on the text.
@@ -292,13 +296,29 @@ fn hundred_thousand_nested_arrays_parse_and_flatten() {
     drop(copy);
     drop(trace);
 
-    let objects = format!(
-        r#"{{"events": [{{"channel": "log", "content": {}"x"{}}}]}}"#,
-        r#"{"user_id": "#.repeat(depth),
-        "}".repeat(depth)
-    );
-    let trace = parse_trace(objects.as_bytes()).expect("deep objects parse");
-    assert_eq!(trace.events[0].text.len(), depth * "user id: ".len() + 1);
+    let objects = |depth: usize| {
+        format!(
+            r#"{{"events": [{{"channel": "log", "content": {}"x"{}}}]}}"#,
+            r#"{"user_id": "#.repeat(depth),
+            "}".repeat(depth)
+        )
+    };
+    let trace = parse_trace(objects(deepest).as_bytes()).expect("deep objects parse");
+    assert_eq!(trace.events[0].text.len(), deepest * "user id: ".len() + 1);
+
+    // Python's json crashes (RecursionError) near 1 000 levels; 100 000 is
+    // refused at the first bracket beyond the bound.
+    let prefix = r#"{"run_id": "deep", "events": [{"channel": "log", "content": "#.len();
+    for (doc, column) in [(arrays(100_000), prefix + deepest + 1), (arrays(deepest + 1), prefix + deepest + 1)] {
+        match parse_trace(doc.as_bytes()) {
+            Err(TraceError::Json { line: 1, column: c, message }) => {
+                assert_eq!(c, column);
+                assert!(message.contains("more than 1000 levels deep"), "{message}");
+            }
+            other => panic!("expected a nesting error, got {other:?}"),
+        }
+    }
+    assert!(parse_trace(objects(100_000).as_bytes()).is_err());
 }
 
 #[test]

@@ -9,8 +9,20 @@ use super::lax::{self, describe, invalid, Section};
 use super::policy::policy_from;
 use super::yaml::{node_from_yaml, Node};
 use super::{AnalysisConfig, ConfigError, CustomRule, DetectionConfig, DetectorToggles, PolicyConfig};
-use crate::score::{ScoringConfig, VaultConfig, Weights};
+use crate::score::{ScoringConfig, ScoringError, VaultConfig, Weights, MAX_WEIGHT};
 use std::collections::BTreeMap;
+
+/// Loads a config file's bytes: [`config_from_yaml`] once they are known to
+/// be UTF-8 text (a UTF-16 file, or the first byte that is not UTF-8, is
+/// named with its line and column).
+pub fn config_from_bytes(bytes: &[u8]) -> Result<AnalysisConfig, ConfigError> {
+    let text = crate::trace::utf8_text(bytes).map_err(|e| ConfigError::Encoding {
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
+    config_from_yaml(text)
+}
 
 /// Loads a config file's text. An empty file (or one holding only comments
 /// or `null`) is an empty mapping: defaults, with a config file's detector
@@ -70,6 +82,7 @@ pub fn config_from_yaml(text: &str) -> Result<AnalysisConfig, ConfigError> {
     if let Some(section) = root.section("vault", "vault")? {
         scoring.vault = vault_from(section)?;
     }
+    check_vault(&scoring)?;
 
     let mut redact_values = defaults.redact_values;
     let mut subject_ledger = defaults.subject_ledger;
@@ -161,7 +174,12 @@ fn read_scoring(section: Section<'_>, scoring: &mut ScoringConfig) -> Result<(),
             .map(|(i, item)| lax::int(item, &format!("scoring.weights[{i}]")))
             .collect::<Result<Vec<i64>, _>>()?;
         scoring.weights = Weights::new(&values).map_err(|_| {
-            invalid("scoring.weights", format!("four strictly positive integers are needed for L1..L4, got {values:?}"))
+            invalid(
+                "scoring.weights",
+                format!(
+                    "four strictly positive integers are needed for L1..L4 (each at most {MAX_WEIGHT}), got {values:?}"
+                ),
+            )
         })?;
     }
     if let Some(n) = section.get("level_overrides") {
@@ -220,6 +238,31 @@ fn vault_from(section: Section<'_>) -> Result<Option<VaultConfig>, ConfigError> 
         return Ok(None);
     }
     Ok(Some(VaultConfig { levels, rho_s, scope_def }))
+}
+
+/// The vault errors that do not depend on the trace. The reference raises
+/// them when it scores (exit 1, whatever the trace); refusing the file at
+/// load is the same outcome, and the message can name the key.
+fn check_vault(scoring: &ScoringConfig) -> Result<(), ConfigError> {
+    let Some(vault) = &scoring.vault else {
+        return Ok(());
+    };
+    match vault.rho_s_and_profile(&scoring.weights) {
+        Ok(_) => Ok(()),
+        Err(ScoringError::NegativeRhoS(rho_s)) => {
+            Err(invalid("vault.rho_s", format!("{rho_s} is negative; the vault size must be 0 or more")))
+        }
+        Err(ScoringError::NegativeVaultCount { level_key, count }) => Err(invalid(
+            &format!("vault.levels.{level_key}"),
+            format!("the count {count} is negative; vault counts must be 0 or more"),
+        )),
+        Err(ScoringError::VaultTooLarge) => Err(invalid(
+            "vault.levels",
+            "the counts are too large: their weighted sum does not fit in 64 bits; use smaller counts",
+        )),
+        // rho_s_and_profile raises no other error; keep its own message.
+        Err(e) => Err(invalid("vault", e.to_string())),
+    }
 }
 
 fn detection_from(section: Section<'_>) -> Result<DetectionConfig, ConfigError> {

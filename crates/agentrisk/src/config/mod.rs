@@ -21,7 +21,7 @@ mod whatif;
 mod yaml;
 
 pub use detection::{DetectionConfig, DetectionMode, DetectionStatus};
-pub use load::config_from_yaml;
+pub use load::{config_from_bytes, config_from_yaml};
 pub use policy::{facet_matches, FlowRule, PolicyConfig, BUILTIN_TYPE_GROUPS};
 pub use whatif::{WhatIf, WhatIfVault};
 pub use yaml::{MAX_DEPTH, MAX_NODES};
@@ -99,27 +99,34 @@ impl CustomRule {
     }
 }
 
-/// Why a config file could not be loaded (the reference exits 2).
+/// Why a config file could not be loaded (the reference exits 2). Each
+/// message starts with the place: a line and column, `top level`, or the key
+/// path of the value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
-    #[error("YAML syntax error at line {line}, column {column}: {message}")]
+    #[error("line {line}, column {column}: {message}")]
+    Encoding { line: usize, column: usize, message: String },
+    #[error("line {line}, column {column}: YAML syntax error: {message}")]
     Syntax { line: usize, column: usize, message: String },
-    #[error("YAML at line {line}, column {column} cannot be used: {message}")]
+    #[error("line {line}, column {column}: this YAML cannot be used: {message}")]
     Unsupported { line: usize, column: usize, message: String },
     #[error(
-        "the YAML expands to more than {limit} values once its aliases (*name) are expanded \
-         (stopped at line {line}, column {column}); a config needs far fewer, so it is refused \
-         to protect memory — this is what an alias bomb looks like"
+        "line {line}, column {column}: the YAML expands to more than {limit} values once its aliases (*name) \
+         are expanded; a config needs far fewer, so it is refused to protect memory (this is what an alias \
+         bomb looks like)"
     )]
     TooManyNodes { limit: usize, line: usize, column: usize },
     #[error(
-        "the YAML nests lists and mappings more than {limit} levels deep (line {line}, column {column}); \
+        "line {line}, column {column}: the YAML nests lists and mappings more than {limit} levels deep; \
          a config needs only a few"
     )]
     TooDeep { limit: usize, line: usize, column: usize },
-    #[error("the config holds more than one YAML document (another starts at line {line}); keep every section in one")]
+    #[error("line {line}: a second YAML document starts here; keep every section in one")]
     MultipleDocuments { line: usize },
-    #[error("the config must be a YAML mapping of sections (such as `detectors:` or `scoring:`), but it is {found}")]
+    #[error(
+        "top level: the config must be a YAML mapping of sections (such as `detectors:` or `scoring:`), \
+         but it is {found}"
+    )]
     NotAMapping { found: String },
     /// A value at `path` (e.g. `scoring.weights[2]`) is not acceptable.
     #[error("{path}: {message}")]

@@ -44,7 +44,7 @@ fn no_file_and_empty_file_differ_only_in_finance_and_hr() {
 fn a_document_that_is_not_a_mapping_is_refused() {
     assert_eq!(
         error("[1, 2]"),
-        "the config must be a YAML mapping of sections (such as `detectors:` or `scoring:`), but it is a list"
+        "top level: the config must be a YAML mapping of sections (such as `detectors:` or `scoring:`), but it is a list"
     );
     assert!(error("just words").ends_with("but it is \"just words\""));
     assert!(error("0").ends_with("but it is 0"));
@@ -143,11 +143,13 @@ fn weights_need_four_strictly_positive_integers() {
     assert_eq!(load("scoring: {weights: [2, 4, 6, 8]}").scoring.weights.values(), [2, 4, 6, 8]);
     assert_eq!(
         error("scoring: {weights: [1, 2, 0, 4]}"),
-        "scoring.weights: four strictly positive integers are needed for L1..L4, got [1, 2, 0, 4]"
+        "scoring.weights: four strictly positive integers are needed for L1..L4 (each at most 1000000000), \
+         got [1, 2, 0, 4]"
     );
     assert_eq!(
         error("scoring: {weights: [1, 2, 3]}"),
-        "scoring.weights: four strictly positive integers are needed for L1..L4, got [1, 2, 3]"
+        "scoring.weights: four strictly positive integers are needed for L1..L4 (each at most 1000000000), \
+         got [1, 2, 3]"
     );
     assert!(error("scoring: {weights: [1, 2, 3, 4, 5]}").ends_with("got [1, 2, 3, 4, 5]"));
     assert!(error("scoring: {weights: [1, -2, 3, 4]}").ends_with("got [1, -2, 3, 4]"));
@@ -201,8 +203,21 @@ fn explicit_vaults() {
 
     let c = load("vault: {rho_s: '60', mode: explicit}");
     assert_eq!(c.scoring.vault, Some(VaultConfig { levels: vec![], rho_s: Some(60), scope_def: None }));
-    // A negative count loads; scoring refuses it with the reference's message.
-    assert_eq!(load("vault: {levels: {1: -1}}").scoring.vault.unwrap().levels, vec![(1, -1)]);
+    // A negative count or rho_s fails every run in the reference (when it
+    // scores); we refuse the file, naming the key.
+    assert_eq!(
+        error("vault: {levels: {2: 5, 1: -1}}"),
+        "vault.levels.1: the count -1 is negative; vault counts must be 0 or more"
+    );
+    assert_eq!(error("vault: {rho_s: -4}"), "vault.rho_s: -4 is negative; the vault size must be 0 or more");
+    // rho_s wins over levels, so their counts are not checked then.
+    assert_eq!(load("vault: {levels: {1: -1}, rho_s: 3}").scoring.vault.unwrap().rho_s, Some(3));
+    // Counts whose weighted sum would not fit 64 bits (Python's would).
+    assert!(error("vault: {levels: {4: 9223372036854775807}}").starts_with("vault.levels: the counts are too large"));
+    assert!(error("vault: {levels: {5: 9223372036854775807, 4: 9223372036854775807}}")
+        .starts_with("vault.levels: the counts are too large"));
+    assert!(error("scoring: {weights: [1, 2, 3, 1000000001]}").contains("each at most 1000000000"));
+    assert_eq!(load("scoring: {weights: [1, 2, 3, 1000000000]}").scoring.weights.values()[3], 1_000_000_000);
     // Zero counts are still an explicit vault.
     assert_eq!(load("vault: {levels: {4: 0}}").scoring.vault.unwrap().levels, vec![(4, 0)]);
     // No levels and no rho_s: no explicit vault, whatever else is set.
@@ -292,7 +307,7 @@ fn yaml_details_follow_pyyaml() {
 fn syntax_errors_give_line_and_column() {
     let err = config_from_yaml("scoring:\n  weights: [1, 2\n").unwrap_err();
     assert!(matches!(err, ConfigError::Syntax { line: 3, column: 1, .. }), "{err:?}");
-    assert!(err.to_string().starts_with("YAML syntax error at line 3, column 1: "), "{err}");
+    assert!(err.to_string().starts_with("line 3, column 1: YAML syntax error: "), "{err}");
     // An unclosed quote is reported where it opens (1-based column).
     let err = config_from_yaml("a: 'open\n").unwrap_err();
     assert!(matches!(err, ConfigError::Syntax { line: 1, column: 4, .. }), "{err:?}");
@@ -313,6 +328,7 @@ fn alias_bomb_fails_fast_with_a_clear_message() {
     assert!(matches!(err, ConfigError::TooManyNodes { limit: MAX_NODES, .. }), "{err:?}");
     let message = err.to_string();
     assert!(message.contains("more than 100000 values") && message.contains("alias bomb"), "{message}");
+    assert!(message.starts_with("line 5, column 53: "), "the place comes first: {message}");
 
     // Modest alias use stays well inside the bound.
     let ok = "g: &g [a, b, c]\nprivacy_policy:\n  groups: {x: *g, y: *g}\n";
@@ -387,4 +403,22 @@ mod no_panics {
             let _ = config_from_yaml(&parts.concat());
         }
     }
+}
+
+#[test]
+fn config_bytes_must_be_utf8_text() {
+    assert_eq!(config_from_bytes(b"project:\n  name: ok\n").unwrap().project_name, "ok");
+    assert_eq!(config_from_bytes(b"\xEF\xBB\xBFproject: {name: bom}\n").unwrap().project_name, "bom");
+    let err = config_from_bytes(b"project:\n  name: caf\xe9\n").unwrap_err();
+    assert_eq!(
+        err,
+        ConfigError::Encoding {
+            line: 2,
+            column: 12,
+            message: "the file is not valid UTF-8 text (save it as UTF-8)".into()
+        }
+    );
+    let utf16: Vec<u8> = "\u{feff}project: {}".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let err = config_from_bytes(&utf16).unwrap_err().to_string();
+    assert!(err.starts_with("line 1, column 1: the file is UTF-16 text, not UTF-8"), "{err}");
 }

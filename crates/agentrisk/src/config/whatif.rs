@@ -65,7 +65,9 @@ impl WhatIf {
             Some(VaultConfig { levels, scope_def, .. }) => {
                 let mut counts = [0i64; 4];
                 for &(level, count) in levels {
-                    counts[crate::model::Level::clamped(level).index()] += count;
+                    // Saturating: two counts near i64::MAX on one level load.
+                    let slot = &mut counts[crate::model::Level::clamped(level).index()];
+                    *slot = slot.saturating_add(count);
                 }
                 (WhatIfVault::Levels(counts), scope_def.clone().unwrap_or_default())
             }
@@ -162,6 +164,16 @@ mod tests {
         assert_eq!(back, expected);
         let rho = WhatIf { vault: WhatIfVault::RhoS(100), ..settings };
         assert_eq!(WhatIf::from_config(&rho.to_config().unwrap().unwrap()).vault, WhatIfVault::RhoS(100));
+    }
+
+    #[test]
+    fn huge_vault_counts_on_one_level_saturate() {
+        let max = i64::MAX;
+        let config = crate::config::config_from_yaml(&format!(
+            "scoring: {{weights: [1, 1, 1, 1]}}\nvault: {{levels: {{5: {max}, 4: {max}}}}}\n"
+        ))
+        .unwrap();
+        assert_eq!(WhatIf::from_config(&config).vault, WhatIfVault::Levels([0, 0, 0, max]));
     }
 
     #[test]

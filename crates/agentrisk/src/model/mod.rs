@@ -165,8 +165,9 @@ impl LevelProfile {
         self.counts()[level.index()]
     }
 
+    /// Saturating, like the weighted sums: a report file can hold any count.
     pub fn total(&self) -> u64 {
-        self.counts().iter().sum()
+        self.counts().iter().fold(0u64, |sum, &n| sum.saturating_add(n))
     }
 }
 

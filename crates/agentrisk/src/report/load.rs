@@ -8,9 +8,12 @@ use serde_json::error::Category;
 pub enum LoadError {
     #[error("not UTF-8 text: invalid byte at offset {offset} (save the file as UTF-8)")]
     NotUtf8 { offset: usize },
+    #[error("byte 0: the file is UTF-16 text, not UTF-8 ({hint}); save it as UTF-8")]
+    Utf16 { hint: &'static str },
     #[error("invalid JSON at line {line}, column {column}: {message}")]
     Json { line: usize, column: usize, message: String },
-    #[error("not an AgentLeak report: {reason}")]
+    /// The document as a whole is something else.
+    #[error("top level: not an AgentLeak report: {reason}")]
     NotAReport { reason: String },
     #[error("not an AgentLeak report: {message} at line {line}, column {column}")]
     Shape { line: usize, column: usize, message: String },
@@ -23,6 +26,9 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Parses an AgentLeak v2 report. A UTF-8 byte order mark is accepted.
 pub fn load_report(bytes: &[u8]) -> Result<Report, LoadError> {
     let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
+    if let Some(hint) = crate::trace::utf16_hint(bytes) {
+        return Err(LoadError::Utf16 { hint });
+    }
     if let Err(e) = std::str::from_utf8(bytes) {
         return Err(LoadError::NotUtf8 { offset: e.valid_up_to() });
     }
@@ -107,14 +113,24 @@ mod tests {
 
     #[test]
     fn wrong_shapes_say_what_they_are() {
-        assert_eq!(err("[1, 2]"), "not an AgentLeak report: expected a JSON object at the top level, found an array");
+        assert_eq!(
+            err("[1, 2]"),
+            "top level: not an AgentLeak report: expected a JSON object at the top level, found an array"
+        );
         assert!(err(r#"{"run_id": "r", "events": []}"#).contains("this is an AgentLeak trace"));
         assert_eq!(
             err(r#"{"a": 1}"#),
-            "not an AgentLeak report: the top-level object has no \"report\": \"agentleak\" key"
+            "top level: not an AgentLeak report: the top-level object has no \"report\": \"agentleak\" key"
         );
         let missing = err(r#"{"report": "agentleak", "version": 2, "run_id": "r"}"#);
         assert!(missing.starts_with("not an AgentLeak report: missing field `privacy_score` at line 1"), "{missing}");
-        assert_eq!(load_report(b"\xff\xfe{").unwrap_err(), LoadError::NotUtf8 { offset: 0 });
+        assert_eq!(load_report(b"\xff{").unwrap_err(), LoadError::NotUtf8 { offset: 0 });
+        assert_eq!(
+            load_report(&"\u{feff}{}".encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>())
+                .unwrap_err()
+                .to_string(),
+            "byte 0: the file is UTF-16 text, not UTF-8 (it starts with a UTF-16 little-endian byte order mark); \
+             save it as UTF-8"
+        );
     }
 }

@@ -5,7 +5,13 @@ use super::ScoringError;
 use crate::model::{Level, LevelProfile};
 use std::collections::BTreeMap;
 
-/// Weights for L1..L4: exactly four strictly positive integers.
+/// The largest weight accepted. The reference's integers have no bound; ours
+/// are 64-bit, and this bound keeps every weighted sum (WSL, ρ_S) exact: a
+/// billion times any count of distinct secrets a trace can hold fits.
+pub const MAX_WEIGHT: i64 = 1_000_000_000;
+
+/// Weights for L1..L4: exactly four strictly positive integers, at most
+/// [`MAX_WEIGHT`] each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Weights([u64; 4]);
 
@@ -14,7 +20,9 @@ impl Weights {
 
     pub fn new(values: &[i64]) -> Result<Weights, ScoringError> {
         match values {
-            &[a, b, c, d] if values.iter().all(|&w| w > 0) => Ok(Weights([a, b, c, d].map(|w| w as u64))),
+            &[a, b, c, d] if values.iter().all(|&w| (1..=MAX_WEIGHT).contains(&w)) => {
+                Ok(Weights([a, b, c, d].map(|w| w as u64)))
+            }
             _ => Err(ScoringError::InvalidWeights(values.to_vec())),
         }
     }
@@ -29,7 +37,9 @@ impl Weights {
 
     /// Σ w(level) × count over a level profile.
     pub fn weigh(&self, profile: &LevelProfile) -> u64 {
-        self.0.iter().zip(profile.counts()).map(|(w, n)| w * n).sum()
+        // Saturating: a profile read from a report file can hold any count,
+        // and a wrapped sum would look like a plausible number.
+        self.0.iter().zip(profile.counts()).fold(0u64, |sum, (w, n)| sum.saturating_add(w.saturating_mul(n)))
     }
 }
 
@@ -52,7 +62,9 @@ pub struct VaultConfig {
 
 impl VaultConfig {
     /// ρ_S and the vault level profile, or the reference's vault errors
-    /// (negative count, checked per key before clamping; negative ρ_S).
+    /// (negative count, checked per key before clamping; negative ρ_S), or
+    /// a vault whose weighted size does not fit 64 bits (the reference's
+    /// integers are unbounded; ours would wrap).
     pub fn rho_s_and_profile(&self, weights: &Weights) -> Result<(u64, LevelProfile), ScoringError> {
         if let Some(rho_s) = self.rho_s {
             let rho_s = u64::try_from(rho_s).map_err(|_| ScoringError::NegativeRhoS(rho_s))?;
@@ -61,10 +73,16 @@ impl VaultConfig {
         let mut counts = [0u64; 4];
         for &(level_key, count) in &self.levels {
             let count = u64::try_from(count).map_err(|_| ScoringError::NegativeVaultCount { level_key, count })?;
-            counts[Level::clamped(level_key).index()] += count;
+            let slot = &mut counts[Level::clamped(level_key).index()];
+            *slot = slot.checked_add(count).ok_or(ScoringError::VaultTooLarge)?;
         }
-        let profile = LevelProfile::from_counts(counts);
-        Ok((weights.weigh(&profile), profile))
+        let rho_s = weights
+            .values()
+            .iter()
+            .zip(counts)
+            .try_fold(0u64, |sum, (&w, n)| sum.checked_add(w.checked_mul(n)?))
+            .ok_or(ScoringError::VaultTooLarge)?;
+        Ok((rho_s, LevelProfile::from_counts(counts)))
     }
 }
 

@@ -8,29 +8,36 @@
 mod config;
 mod rounding;
 
-pub use config::{ScoringConfig, VaultConfig, Weights};
+pub use config::{ScoringConfig, VaultConfig, Weights, MAX_WEIGHT};
 pub use rounding::{privacy_score_from_ri, round_dp};
 
 use crate::model::{Channel, ChannelRisk, Level, LevelProfile, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
-/// Every way scoring can refuse its input. Messages name the values and the fix.
+/// Every way scoring can refuse its input. Messages start with the config
+/// key at fault and name the values and the fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScoringError {
-    #[error("scoring weights must be exactly four strictly positive integers for L1..L4, got {0:?}")]
-    InvalidWeights(Vec<i64>),
-    #[error("explicit vault has a negative count for level {level_key}: {count} (counts must be 0 or more)")]
-    NegativeVaultCount { level_key: i64, count: i64 },
-    #[error("explicit vault rho_s is negative: {0} (it must be 0 or more)")]
-    NegativeRhoS(i64),
     #[error(
-        "leaked secrets (WSL = {wsl}) contradict a zero-size vault (rho_s = {rho_s}): \
+        "scoring.weights: weights must be exactly four strictly positive integers for L1..L4 \
+         (each at most {max}), got {0:?}",
+        max = config::MAX_WEIGHT
+    )]
+    InvalidWeights(Vec<i64>),
+    #[error("vault.levels.{level_key}: explicit vault has a negative count: {count} (counts must be 0 or more)")]
+    NegativeVaultCount { level_key: i64, count: i64 },
+    #[error("vault.rho_s: explicit vault rho_s is negative: {0} (it must be 0 or more)")]
+    NegativeRhoS(i64),
+    #[error("vault.levels: the explicit vault's weighted size does not fit in 64 bits; use smaller counts")]
+    VaultTooLarge,
+    #[error(
+        "vault: leaked secrets (WSL = {wsl}) contradict a zero-size vault (rho_s = {rho_s}): \
          give the explicit vault counts or rho_s that cover every secret that can leak"
     )]
     ZeroVault { wsl: u64, rho_s: u64 },
     #[error(
-        "explicit vault is undersized: WSL = {wsl} > rho_s = {rho_s}, so RI would exceed 1; \
+        "vault: explicit vault is undersized: WSL = {wsl} > rho_s = {rho_s}, so RI would exceed 1; \
          increase the vault counts (or rho_s) to cover every secret that can leak"
     )]
     UndersizedVault { wsl: u64, rho_s: u64 },

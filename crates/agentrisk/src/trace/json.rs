@@ -13,12 +13,17 @@
 //! * raw control characters inside strings are rejected (`strict=True`).
 //!
 //! Deliberate differences: a leading UTF-8 byte order mark is skipped (the
-//! reference rejects it; edge_json_bom), and nesting depth is limited only by
-//! memory (Python stops near its recursion limit of ~1000 levels).
+//! reference rejects it; edge_json_bom); nesting deeper than [`MAX_NESTING`]
+//! levels is refused with its place, where Python's `json` hits its recursion
+//! limit near the same depth and crashes (`RecursionError`); and a UTF-16
+//! file is named as such instead of failing on its first byte.
 //!
 //! The reader is iterative, so depth costs heap, not stack; [`PyValue`]'s
 //! `Drop`, `Clone`, `PartialEq` and `Debug` are iterative for the same reason.
-//! It owns no trace rules: those live in the parent module.
+//! The nesting bound still matters: it keeps every recursive consumer of a
+//! tree (serde's `Value`, its drop, report metadata) on a bounded stack,
+//! which is small in the browser's worker. It owns no trace rules: those live
+//! in the parent module.
 
 use std::fmt;
 
@@ -37,6 +42,13 @@ pub const LONE_SURROGATE: char = '\u{10FFFE}';
 /// Python 3.11's default limit on the digits of an integer literal
 /// (`sys.get_int_max_str_digits()`); a longer literal fails to parse.
 pub const MAX_INT_DIGITS: usize = 4300;
+
+/// Deepest nesting of arrays and objects accepted (the top-level value is
+/// level 1). Python's `json` recurses once per level and stops at its
+/// recursion limit of 1000 (a little less, for the frames already in use),
+/// so every document the reference reads is within this bound
+/// (edge_deep_nesting has 200 levels).
+pub const MAX_NESTING: usize = 1000;
 
 /// A parsed JSON value, with Python's reading of numbers and objects.
 #[derive(Default)]
@@ -379,13 +391,34 @@ pub fn parse_json_with_events(
 
 fn parse_document(input: &[u8], on_event: Option<&mut dyn FnMut(usize, PyValue, usize)>) -> Result<PyValue, JsonError> {
     let body = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    let text = match std::str::from_utf8(body) {
-        Ok(text) => text,
-        Err(e) => {
-            return Err(error_at(body, e.valid_up_to(), "the file is not valid UTF-8 text (save it as UTF-8)".into()))
-        }
-    };
+    let text = utf8_text(body)?;
     Parser { text, bytes: text.as_bytes(), pos: 0, on_event }.document()
+}
+
+/// Why `bytes` look like UTF-16 text, if they do: a UTF-16 byte order mark,
+/// or a zero byte among the first two (the high byte of an ASCII character
+/// in UTF-16; a zero byte can start no JSON or YAML text).
+pub fn utf16_hint(bytes: &[u8]) -> Option<&'static str> {
+    match bytes {
+        [0xFF, 0xFE, ..] => Some("it starts with a UTF-16 little-endian byte order mark"),
+        [0xFE, 0xFF, ..] => Some("it starts with a UTF-16 big-endian byte order mark"),
+        [0, ..] | [_, 0, ..] => Some("every other byte is zero"),
+        _ => None,
+    }
+}
+
+/// `bytes` as text, or where they stop being UTF-8 (a UTF-16 file is named
+/// as such, at line 1, column 1).
+pub fn utf8_text(bytes: &[u8]) -> Result<&str, JsonError> {
+    if let Some(hint) = utf16_hint(bytes) {
+        return Err(JsonError {
+            line: 1,
+            column: 1,
+            message: format!("the file is UTF-16 text, not UTF-8 ({hint}); save it as UTF-8"),
+        });
+    }
+    std::str::from_utf8(bytes)
+        .map_err(|e| error_at(bytes, e.valid_up_to(), "the file is not valid UTF-8 text (save it as UTF-8)".into()))
 }
 
 fn error_at(bytes: &[u8], pos: usize, message: String) -> JsonError {
@@ -429,6 +462,15 @@ impl Parser<'_, '_> {
         let mut stack: Vec<Frame> = Vec::new();
         'value: loop {
             self.skip_whitespace();
+            if matches!(self.peek(), Some(b'{' | b'[')) && stack.len() >= MAX_NESTING {
+                return self.fail(
+                    self.pos,
+                    format!(
+                        "the document nests arrays and objects more than {MAX_NESTING} levels deep \
+                         (Python's json stops near this depth too); flatten the data"
+                    ),
+                );
+            }
             let mut value = match self.peek() {
                 Some(b'{') => {
                     self.pos += 1;
@@ -926,18 +968,53 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_parses_clones_compares_and_drops() {
+    fn deep_trees_clone_compare_render_and_drop_without_recursion() {
+        // Built by hand: the parser refuses this depth (next test), but a
+        // tree can be built in code, and none of these may recurse.
         let depth = 200_000;
-        let doc = format!("{}1{}", "[{\"k\": ".repeat(depth), "}]".repeat(depth));
-        let v = parse(&doc).unwrap();
+        let mut v = int("1");
+        for _ in 0..depth {
+            v = PyValue::Array(vec![PyValue::Object(vec![("k".to_owned(), v)])]);
+        }
         let copy = v.clone();
         assert!(copy == v);
-        // Debug renders the same tokens with the same spacing as `doc`.
+        // Debug renders compact JSON.
+        let doc = format!("{}1{}", "[{\"k\": ".repeat(depth), "}]".repeat(depth));
         assert!(format!("{copy:?}") == doc);
         drop(v);
         drop(copy);
-        let err = parse(&"[".repeat(depth)).unwrap_err();
-        assert_eq!(err.column, depth + 1);
+    }
+
+    #[test]
+    fn nesting_is_bounded_where_python_stops() {
+        let doc = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(parse(&doc(MAX_NESTING)).is_ok());
+        let err = parse(&doc(MAX_NESTING + 1)).unwrap_err();
+        assert_eq!((err.line, err.column), (1, MAX_NESTING + 1), "the first bracket too deep");
+        assert!(err.message.contains("more than 1000 levels deep"), "{}", err.message);
+        // Objects count too, and an unclosed 100 000-level document fails
+        // at the same place, in time linear in the bound, not the input.
+        let err = parse(&format!("{}1", "{\"a\": ".repeat(100_000))).unwrap_err();
+        assert_eq!(err.column, 6 * MAX_NESTING + 1);
+        assert!(err.message.contains("levels deep"));
+    }
+
+    #[test]
+    fn utf16_is_named() {
+        let le: Vec<u8> = "{\"a\": 1}".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = "{\"a\": 1}".encode_utf16().flat_map(u16::to_be_bytes).collect();
+        for (bytes, hint) in [
+            ([&[0xFF, 0xFE][..], &le].concat(), "little-endian byte order mark"),
+            ([&[0xFE, 0xFF][..], &be].concat(), "big-endian byte order mark"),
+            (le.clone(), "every other byte is zero"),
+            (be.clone(), "every other byte is zero"),
+        ] {
+            let err = parse_json(&bytes).unwrap_err();
+            assert_eq!((err.line, err.column), (1, 1));
+            assert!(err.message.starts_with("the file is UTF-16 text, not UTF-8"), "{}", err.message);
+            assert!(err.message.contains(hint), "{}", err.message);
+        }
+        assert!(utf16_hint(b"{}").is_none() && utf16_hint(b"").is_none() && utf16_hint(b"1").is_none());
     }
 
     #[test]

@@ -9,16 +9,17 @@
 //! leaves detection, scoring and report building to the modules that own
 //! them; the only derived value it computes is each event's flattened text.
 //!
-//! Two deliberate differences from the reference, both more permissive: a
-//! UTF-8 byte order mark is skipped, and nesting deeper than Python's
-//! recursion limit parses.
+//! Deliberate differences from the reference: a UTF-8 byte order mark is
+//! skipped (more permissive), and nesting deeper than [`MAX_NESTING`] levels,
+//! where the reference crashes with a `RecursionError`, is refused with its
+//! place (see [`json`]).
 
 pub mod flatten;
 pub mod json;
 mod lax;
 
 pub use flatten::{flatten, humanise_key, py_float_repr};
-pub use json::{parse_json, JsonError, PyValue, LONE_SURROGATE, MAX_INT_DIGITS};
+pub use json::{parse_json, utf16_hint, utf8_text, JsonError, PyValue, LONE_SURROGATE, MAX_INT_DIGITS, MAX_NESTING};
 pub use lax::is_valid_timestamp;
 
 use crate::model::Channel;
@@ -594,6 +595,26 @@ mod tests {
             "line 3, column 23: invalid JSON: expected an object key in double quotes"
         );
         assert_eq!(error(r#"{"run_id": "edge_bad", "events": ["#), "line 1, column 35: invalid JSON: expected a value");
+    }
+
+    #[test]
+    fn nesting_beyond_the_bound_is_an_error_wherever_it_is() {
+        // Top-level metadata is converted to serde JSON recursively: at
+        // 100 000 levels that overflowed the stack before the bound.
+        let deep = |depth: usize| format!("{}null{}", "{\"m\": ".repeat(depth), "}".repeat(depth));
+        let msg = error(&format!(r#"{{"metadata": {}, "events": []}}"#, deep(100_000)));
+        assert!(msg.starts_with("line 1, column 6008: invalid JSON: the document nests"), "{msg}");
+        let msg = error(&format!(r#"{{"events": [{{"channel": "log", "content": {}}}]}}"#, deep(100_000)));
+        assert!(msg.contains("more than 1000 levels deep"), "{msg}");
+        // Within the bound (the top object is level 1), metadata and content are read.
+        let trace = parse(&format!(
+            r#"{{"metadata": {}, "events": [{{"channel": "log", "content": {}}}]}}"#,
+            deep(MAX_NESTING - 1),
+            deep(MAX_NESTING - 3)
+        ))
+        .unwrap();
+        assert!(trace.metadata.is_some());
+        assert!(trace.events[0].text.starts_with("m: m: m: "));
     }
 
     #[test]
