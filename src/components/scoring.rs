@@ -5,11 +5,15 @@
 //! from and exported as an `agentleak.yaml`.
 
 use crate::components::download::download;
-use agentrisk::config::{config_from_yaml, DetectorToggles, WhatIf, WhatIfVault};
+use agentrisk::config::{config_from_bytes, DetectorToggles, WhatIf, WhatIfVault};
+use agentrisk::pipeline::detection_settings;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
+
+/// The largest config file imported.
+const MAX_CONFIG_BYTES: f64 = 1e6;
 
 #[derive(Properties, PartialEq)]
 pub struct ScoringProps {
@@ -212,12 +216,25 @@ pub fn scoring_panel(props: &ScoringProps) -> Html {
             let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
             input.set_value("");
             let (problem, on_apply) = (problem.clone(), on_apply.clone());
+            let name = file.name();
+            // Read on the page's thread: a config is a few lines, and a
+            // larger file is not one.
+            if file.size() > MAX_CONFIG_BYTES {
+                problem.set(Some(format!(
+                    "{name}: {:.1} MB is too large for an agentleak.yaml (at most 1 MB)",
+                    file.size() / 1e6
+                )));
+                return;
+            }
             wasm_bindgen_futures::spawn_local(async move {
-                let name = file.name();
-                let text = JsFuture::from(file.text()).await.ok().and_then(|v| v.as_string());
-                let loaded = text
-                    .ok_or_else(|| "cannot read the file".to_owned())
-                    .and_then(|t| config_from_yaml(&t).map_err(|e| e.to_string()));
+                let bytes = JsFuture::from(file.array_buffer()).await.map(|b| js_sys::Uint8Array::new(&b).to_vec());
+                let loaded = bytes
+                    .map_err(|_| "cannot read the file".to_owned())
+                    .and_then(|b| config_from_bytes(&b).map_err(|e| e.to_string()))
+                    // Refused as the CLI refuses it, though only its scoring
+                    // and detector sections are taken: a bad custom pattern
+                    // or detection mode is still a bad file.
+                    .and_then(|c| detection_settings(&c).map(|_| c).map_err(|e| e.to_string()));
                 match loaded {
                     Ok(config) => {
                         problem.set(None);

@@ -4,12 +4,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./serve.mjs";
+import { cases as malformed, configTrace, writeCases } from "../malformed/cases.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const dist = join(root, "dist");
@@ -255,4 +256,67 @@ test("the CSP's script hashes are exactly those of index.html's inline scripts",
   assert.ok(inline.length >= 1, "Trunk's bootstrap is inline");
   assert.deepEqual(allowed, inline, "each allowed hash is an inline script of the page, and each inline script is allowed");
   assert.doesNotMatch(html, /\son[a-z]+=/i, "no inline event handler attribute");
+});
+
+test("every file of the malformed-input set gets an error row naming the place and the problem, or its run; the others keep theirs", async () => {
+  const dir = writeCases(mkdtempSync(join(tmpdir(), "agentrisk-malformed-")), { only: (c) => c.kind !== "config" });
+  writeFileSync(join(dir, "good.json"), traceOf("ex_healthcare_trace"));
+  const chosen = malformed.filter((c) => c.kind !== "config");
+  const { page, requests } = await openViewer();
+  await page.setInputFiles("#file-input", [...chosen.map((c) => join(dir, c.file)), join(dir, "good.json")]);
+  await page.waitForFunction((n) => document.querySelectorAll("tr.run-row, tr.error-row").length === n,
+    chosen.length + 1, { timeout: 300_000 });
+  const rows = await page.$$eval("tr.run-row, tr.error-row", (rows) =>
+    Object.fromEntries(rows.map((r) => [r.dataset.file, { ok: r.classList.contains("run-row"), text: r.textContent, events: r.dataset.runId }])));
+  const wrong = [];
+  for (const c of chosen) {
+    const row = rows[c.file];
+    const expect = c.viewer ?? c.expect;
+    if (!row) wrong.push(`${c.name}: no row`);
+    else if (expect.valid && !row.ok) wrong.push(`${c.name}: expected a run, got ${row.text}`);
+    else if (!expect.valid && (row.ok || !row.text.includes(expect.where) || !row.text.includes(expect.what))) {
+      wrong.push(`${c.name}: expected ${expect.where} … ${expect.what}, got ${row.ok ? "a run" : row.text}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+  const good = await page.$eval(`tr.run-row[data-file="good.json"]`, (r) => ({ ...r.dataset }));
+  assert.equal(good.riskIndex, "0.44");
+  assert.equal(await page.$("#internal-error"), null, "no panic");
+  assert.deepEqual(requests.filter((u) => !u.startsWith(site.url)), []);
+  await page.close();
+});
+
+test("every config of the malformed-input set, imported as what-if settings, is refused inline with its place, or applied", async () => {
+  const dir = writeCases(mkdtempSync(join(tmpdir(), "agentrisk-configs-")), { only: (c) => c.kind === "config" });
+  const { page } = await openViewer();
+  await dropFiles(page, [{ name: configTrace.name, text: configTrace.bytes().toString("utf8") }]);
+  await waitForRows(page, 1);
+  await page.click("#tab-scoring");
+  const wrong = [];
+  for (const c of malformed.filter((c) => c.kind === "config")) {
+    await page.click("#reset-scoring");
+    await page.setInputFiles("#import-config", join(dir, c.file));
+    await page.waitForTimeout(300);
+    const error = await page.$eval("#scoring-error", (e) => e.textContent).catch(() => null);
+    const { valid, where, what } = c.expect;
+    if (valid && error) wrong.push(`${c.name}: refused: ${error}`);
+    if (!valid && where === "vault") {
+      // Only a trace can be too big for a vault: the settings apply, and
+      // that trace gets the error, as it does in the CLI.
+      if (error) wrong.push(`${c.name}: refused on import: ${error}`);
+      await page.click("#tab-runs");
+      const row = await page.waitForSelector(`tr.error-row[data-file="${configTrace.name}"]`, { timeout: 10_000 }).then((r) => r.textContent()).catch(() => "");
+      if (!row.includes(what)) wrong.push(`${c.name}: the trace's row says ${row}`);
+      await page.click("#tab-scoring");
+    } else if (!valid && !(error?.includes(`${c.file}: `) && error.includes(where) && error.includes(what))) {
+      wrong.push(`${c.name}: expected ${c.file}: ${where} … ${what}, got ${error}`);
+    }
+  }
+  // Back to the defaults, the trace has its run again.
+  await page.click("#reset-scoring");
+  await page.click("#tab-runs");
+  await page.waitForSelector(`tr.run-row[data-file="${configTrace.name}"]`);
+  assert.deepEqual(wrong, []);
+  assert.equal(await page.$("#internal-error"), null, "no panic");
+  await page.close();
 });

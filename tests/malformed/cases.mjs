@@ -9,7 +9,8 @@
 //
 // `check` looks at the outcome and returns what is wrong, or null: for a
 // trace or config case the report written, for a report case the record
-// `agentrisk score --json` prints for it. Every file is generated here (big
+// `agentrisk score --json` prints for it. `viewer`, where given, is the
+// outcome in the viewer, which tells traces and reports apart by content. Every file is generated here (big
 // ones on the fly; those carry `huge: true` and get a longer timeout), so
 // the repository holds no big files. `kind: 'config'` cases are config
 // files used with `configTrace`; `kind: 'report'` cases are read as
@@ -227,27 +228,44 @@ export const cases = [
     expect: { valid: true, check: all(events(1), finding('email')) },
   },
   {
-    // Python's json stops at its recursion limit (RecursionError, a crash);
-    // we refuse with the place.
+    // Python's json stops at its recursion limit near 1 000 levels
+    // (RecursionError, a crash); we read up to 20 000 and refuse deeper
+    // with the place.
     name: 'content nested 100 000 levels',
     file: 'deep-content.json',
     kind: 'trace',
     bytes: () => rawContentTrace(nested(100_000, '[', '"x"', ']')),
-    expect: { valid: false, where: 'line 1, column 1072', what: 'nests arrays and objects more than 1000 levels deep' },
+    expect: { valid: false, where: 'line 1, column 20072', what: 'nests arrays and objects more than 20000 levels deep' },
   },
   {
     name: 'top level nested 100 000 levels',
     file: 'deep-top-level.json',
     kind: 'trace',
     bytes: () => utf8(nested(100_000, '{"a": ', '1', '}')),
-    expect: { valid: false, where: 'line 1, column 6001', what: 'nests arrays and objects more than 1000 levels deep' },
+    expect: { valid: false, where: 'line 1, column 120001', what: 'nests arrays and objects more than 20000 levels deep' },
   },
   {
     name: 'top-level metadata nested 100 000 levels',
     file: 'deep-metadata.json',
     kind: 'trace',
     bytes: () => utf8(`{"run_id": "r", "metadata": ${nested(100_000, '{"m": ', 'null', '}')}, "events": []}`),
-    expect: { valid: false, where: 'line 1, column 6023', what: 'more than 1000 levels deep' },
+    expect: { valid: false, where: 'line 1, column 120023', what: 'more than 20000 levels deep' },
+  },
+  {
+    // Deeper than the reference reads anything, but within our bound.
+    name: 'content nested 10 000 levels (valid)',
+    file: 'deep-10000.json',
+    kind: 'trace',
+    bytes: () => rawContentTrace(nested(5_000, '{"contact": [', '"jane.doe@example.com"', ']}')),
+    expect: { valid: true, check: all(events(1), finding('email')) },
+  },
+  {
+    // The top-level metadata keeps the reference's own bound.
+    name: 'top-level metadata nested 2 000 levels',
+    file: 'deep-metadata-2000.json',
+    kind: 'trace',
+    bytes: () => utf8(`{"run_id": "r", "metadata": ${nested(2_000, '{"m": ', 'null', '}')}, "events": []}`),
+    expect: { valid: false, where: 'metadata', what: 'expected an object nested at most 1000 levels deep, found one nested 2000 levels deep' },
   },
 
   // ---- size ----------------------------------------------------------------
@@ -533,6 +551,8 @@ export const cases = [
     file: 'report-is-trace.json',
     kind: 'report',
     bytes: () => utf8(SMALL_TRACE),
+    // The viewer tells files apart by content, so it reads this as a trace.
+    viewer: { valid: true },
     expect: { valid: false, where: 'top level', what: 'not an AgentLeak report: this is an AgentLeak trace' },
   },
   {
@@ -540,6 +560,8 @@ export const cases = [
     file: 'report-array.json',
     kind: 'report',
     bytes: () => utf8('[{"report": "agentleak"}]'),
+    // The viewer tells files apart by content, so it reads this as a trace.
+    viewer: { valid: false, where: 'top level', what: 'a trace must be a JSON object with an "events" array, but the file holds an array' },
     expect: { valid: false, where: 'top level', what: 'expected a JSON object at the top level, found an array' },
   },
   {
@@ -547,6 +569,8 @@ export const cases = [
     file: 'report-utf16.json',
     kind: 'report',
     bytes: () => utf16('{"report": "agentleak", "version": 2}', { bom: true, bigEndian: false }),
+    // The viewer tells files apart by content, so it reads this as a trace.
+    viewer: { valid: false, where: 'line 1, column 1', what: 'the file is UTF-16 text, not UTF-8' },
     expect: { valid: false, where: 'byte 0', what: 'the file is UTF-16 text, not UTF-8' },
   },
   {

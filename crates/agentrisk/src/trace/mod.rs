@@ -89,6 +89,11 @@ impl From<JsonError> for TraceError {
     }
 }
 
+/// Deepest nesting read in the top-level `metadata`: where the reference
+/// stops reading any JSON (its recursion limit), so it reads no trace we
+/// refuse here. The run's red-team fields are a level or two deep.
+pub const METADATA_NESTING: usize = 1000;
+
 /// Parses and validates a trace file.
 ///
 /// Events are validated as the parser reads them, so no event is ever held
@@ -158,9 +163,22 @@ pub fn parse_trace_with_progress(bytes: &[u8], progress: &dyn Fn(f64)) -> Result
             .map_err(|()| TraceError::NotABool { place: "task_success".into(), found: describe(&value) })?,
     };
     check_timestamp(take_field(&mut top, "timestamp"), || "timestamp".into())?;
-    let metadata = match take_field(&mut top, "metadata").map(|m| m.to_json()) {
-        Some(serde_json::Value::Object(map)) => Some(map),
-        _ => None,
+    let metadata = match take_field(&mut top, "metadata") {
+        // Converted to serde JSON by recursion, and kept as such: bounded so
+        // that neither the conversion nor serde's drop can exhaust a stack
+        // (a worker's is about 1 MB).
+        Some(m) if m.depth() > METADATA_NESTING => {
+            return Err(TraceError::WrongType {
+                place: "metadata".into(),
+                expected: "an object nested at most 1000 levels deep",
+                found: format!("one nested {} levels deep", m.depth()),
+            })
+        }
+        Some(m) => match m.to_json() {
+            serde_json::Value::Object(map) => Some(map),
+            _ => None,
+        },
+        None => None,
     };
 
     if let Some(e) = field_error {
@@ -599,22 +617,22 @@ mod tests {
 
     #[test]
     fn nesting_beyond_the_bound_is_an_error_wherever_it_is() {
-        // Top-level metadata is converted to serde JSON recursively: at
-        // 100 000 levels that overflowed the stack before the bound.
         let deep = |depth: usize| format!("{}null{}", "{\"m\": ".repeat(depth), "}".repeat(depth));
-        let msg = error(&format!(r#"{{"metadata": {}, "events": []}}"#, deep(100_000)));
-        assert!(msg.starts_with("line 1, column 6008: invalid JSON: the document nests"), "{msg}");
         let msg = error(&format!(r#"{{"events": [{{"channel": "log", "content": {}}}]}}"#, deep(100_000)));
-        assert!(msg.contains("more than 1000 levels deep"), "{msg}");
-        // Within the bound (the top object is level 1), metadata and content are read.
-        let trace = parse(&format!(
-            r#"{{"metadata": {}, "events": [{{"channel": "log", "content": {}}}]}}"#,
-            deep(MAX_NESTING - 1),
-            deep(MAX_NESTING - 3)
-        ))
-        .unwrap();
-        assert!(trace.metadata.is_some());
+        assert!(msg.contains("more than 20000 levels deep"), "{msg}");
+        // Content 10 000 levels deep is read (the issue's floor), flattened
+        // and dropped without recursion.
+        let trace = parse(&format!(r#"{{"events": [{{"channel": "log", "content": {}}}]}}"#, deep(10_000))).unwrap();
         assert!(trace.events[0].text.starts_with("m: m: m: "));
+        // Top-level metadata has its own, smaller bound: it is converted by
+        // recursion (at 100 000 levels that overflowed the stack).
+        let msg = error(&format!(r#"{{"metadata": {}, "events": []}}"#, deep(10_000)));
+        assert_eq!(
+            msg,
+            "metadata: expected an object nested at most 1000 levels deep, found one nested 10000 levels deep"
+        );
+        let trace = parse(&format!(r#"{{"metadata": {}, "events": []}}"#, deep(METADATA_NESTING))).unwrap();
+        assert!(trace.metadata.is_some());
     }
 
     #[test]
