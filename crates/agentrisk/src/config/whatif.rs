@@ -64,8 +64,12 @@ impl WhatIf {
             }
             Some(VaultConfig { levels, scope_def, .. }) => {
                 let mut counts = [0i64; 4];
+                // Counts saturate: such a vault is refused when scored
+                // (ScoringError::TooLarge), and the panel shows the bound
+                // (found by fuzzing: `config_yaml`).
                 for &(level, count) in levels {
-                    counts[crate::model::Level::clamped(level).index()] += count;
+                    let total = &mut counts[crate::model::Level::clamped(level).index()];
+                    *total = total.saturating_add(count);
                 }
                 (WhatIfVault::Levels(counts), scope_def.clone().unwrap_or_default())
             }
@@ -162,6 +166,30 @@ mod tests {
         assert_eq!(back, expected);
         let rho = WhatIf { vault: WhatIfVault::RhoS(100), ..settings };
         assert_eq!(WhatIf::from_config(&rho.to_config().unwrap().unwrap()).vault, WhatIfVault::RhoS(100));
+    }
+
+    /// Fuzzing regression (`config_yaml`): level keys that clamp to one
+    /// level used to overflow the summed count. The sum saturates and the
+    /// export reads back to the same settings; the file itself is refused
+    /// when scored (its ρ_S is past 2^63 − 1), the export scores at the bound.
+    #[test]
+    fn vault_counts_too_large_to_add_saturate_and_are_refused_when_scored() {
+        let yaml = "vault:\n  levels: {1: 9223372036854775807, 0: 9223372036854775807}\n";
+        let config = config_from_yaml(yaml).unwrap();
+        let settings = WhatIf::from_config(&config);
+        assert_eq!(settings.vault, WhatIfVault::Levels([i64::MAX, 0, 0, 0]));
+        let back = settings.to_config().unwrap().unwrap();
+        assert_eq!(WhatIf::from_config(&back), settings);
+        let trace = crate::trace::parse_trace(br#"{"events": [{"channel": "log", "content": "a@b.org"}]}"#).unwrap();
+        let analyse = |config| {
+            let input =
+                crate::pipeline::AnalysisInput { config, canaries: None, env: &|_| None, generated_at: String::new() };
+            crate::pipeline::report_from_trace(&trace, &input)
+        };
+        let error = analyse(&config).unwrap_err().to_string();
+        assert_eq!(error, crate::score::ScoringError::TooLarge { what: "explicit vault (rho_s)" }.to_string());
+        let report = analyse(&back).unwrap();
+        assert_eq!((report.rho_s, report.wsl), (i64::MAX, 2));
     }
 
     #[test]

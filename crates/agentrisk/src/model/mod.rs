@@ -165,8 +165,11 @@ impl LevelProfile {
         self.counts()[level.index()]
     }
 
+    /// The sum of the counts. Counts read from a report or scorecard can
+    /// be anything up to `u64::MAX`; their sum saturates instead of
+    /// overflowing (found by fuzzing: `report_rescore`, `batch_file`).
     pub fn total(&self) -> u64 {
-        self.counts().iter().sum()
+        self.counts().iter().fold(0, |sum: u64, &n| sum.saturating_add(n))
     }
 }
 

@@ -5,6 +5,13 @@ use super::ScoringError;
 use crate::model::{Level, LevelProfile};
 use std::collections::BTreeMap;
 
+/// The largest WSL or ρ_S we score. The reference's Python integers have no
+/// bound, but a report stores both as JSON integers that every reader here
+/// (and most elsewhere) takes as `i64`, so a weighted sum past `i64::MAX` is
+/// refused with [`ScoringError::TooLarge`] rather than wrapped (huge weights
+/// or vault counts, found by fuzzing: `config_yaml`).
+pub const MAX_WEIGHTED_SUM: u64 = i64::MAX as u64;
+
 /// Weights for L1..L4: exactly four strictly positive integers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Weights([u64; 4]);
@@ -27,9 +34,14 @@ impl Weights {
         self.0
     }
 
-    /// Σ w(level) × count over a level profile.
-    pub fn weigh(&self, profile: &LevelProfile) -> u64 {
-        self.0.iter().zip(profile.counts()).map(|(w, n)| w * n).sum()
+    /// Σ w(level) × count over a level profile, or `None` past
+    /// [`MAX_WEIGHTED_SUM`].
+    pub fn weigh(&self, profile: &LevelProfile) -> Option<u64> {
+        self.0
+            .iter()
+            .zip(profile.counts())
+            .try_fold(0u64, |sum, (w, n)| sum.checked_add(w.checked_mul(n)?))
+            .filter(|&sum| sum <= MAX_WEIGHTED_SUM)
     }
 }
 
@@ -61,10 +73,12 @@ impl VaultConfig {
         let mut counts = [0u64; 4];
         for &(level_key, count) in &self.levels {
             let count = u64::try_from(count).map_err(|_| ScoringError::NegativeVaultCount { level_key, count })?;
-            counts[Level::clamped(level_key).index()] += count;
+            let total = &mut counts[Level::clamped(level_key).index()];
+            *total = total.checked_add(count).ok_or(ScoringError::TooLarge { what: "vault counts" })?;
         }
         let profile = LevelProfile::from_counts(counts);
-        Ok((weights.weigh(&profile), profile))
+        let rho_s = weights.weigh(&profile).ok_or(ScoringError::TooLarge { what: "explicit vault (rho_s)" })?;
+        Ok((rho_s, profile))
     }
 }
 

@@ -119,6 +119,34 @@ fn overrides_decide_the_secret_level_and_clamp() {
     assert_eq!(risk.channel_wsl, vec![(Channel::ToolCall, 4), (Channel::Log, 5)]);
 }
 
+/// Fuzzing regressions (`config_yaml`): weighted sums past 2^63 − 1 used to
+/// overflow (a panic in debug builds, a wrapped ρ_S in release).
+#[test]
+fn weighted_sums_too_large_to_store_are_refused() {
+    let max = i64::MAX;
+    fn too_large<T>(what: &'static str) -> Result<T, ScoringError> {
+        Err(ScoringError::TooLarge { what })
+    }
+    let huge = with_weights([max, max, max, max]);
+    let leaked = secrets_from_profiles([2, 0, 0, 0], [0; 4]);
+    assert_eq!(agentrisk_from_secrets(&leaked, &huge), too_large("weighted sum of leaked secrets (WSL)"));
+    let kept = secrets_from_profiles([0; 4], [0, 1, 1, 0]);
+    assert_eq!(agentrisk_from_secrets(&kept, &huge), too_large("observed vault (rho_s)"));
+    // One leaked secret of weight 2^63 − 1 is the largest WSL that scores.
+    let one = agentrisk_from_secrets(&secrets_from_profiles([1, 0, 0, 0], [0; 4]), &huge).unwrap();
+    assert_eq!((one.wsl, one.rho_s, one.ri), (MAX_WEIGHTED_SUM, MAX_WEIGHTED_SUM, 1.0));
+
+    // vault: {levels: {1: 2^63 − 1, 0: 2^63 − 1}}: the counts fit u64, ρ_S does not fit i64.
+    let vault = VaultConfig { levels: vec![(1, max), (0, max)], ..VaultConfig::default() };
+    assert_eq!(vault.rho_s_and_profile(&Weights::DEFAULT), too_large("explicit vault (rho_s)"));
+    // Three such keys overflow the counts themselves.
+    let vault = VaultConfig { levels: vec![(1, max), (0, max), (-1, max)], ..VaultConfig::default() };
+    assert_eq!(vault.rho_s_and_profile(&Weights::DEFAULT), too_large("vault counts"));
+    let config = ScoringConfig { vault: Some(vault), ..ScoringConfig::default() };
+    assert_eq!(agentrisk_from_secrets(&leaked, &config), too_large("vault counts"));
+    assert!(ScoringError::TooLarge { what: "vault counts" }.to_string().contains("use smaller weights"));
+}
+
 #[test]
 fn explicit_vault_levels_clamp_and_add_and_rho_s_wins() {
     let vault = VaultConfig { levels: vec![(5, 20), (0, 3)], ..VaultConfig::default() };
