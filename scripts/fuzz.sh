@@ -40,6 +40,14 @@ max_len() {
   esac
 }
 
+# The libFuzzer dictionary of each target (words of its input format).
+dict() {
+  case $1 in
+    config_yaml) echo dict/yaml.dict ;;
+    *) echo dict/json.dict ;;
+  esac
+}
+
 step "nightly toolchain and cargo-fuzz"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked || cargo install cargo-fuzz
@@ -141,7 +149,7 @@ for t in "${TARGETS[@]}"; do
   step "fuzzing $t for ${SECONDS_EACH} s"
   if ! (cd fuzz && cargo +nightly fuzz run -s "$SANITIZER" "$t" -- \
     -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 -max_len="$(max_len "$t")" \
-    -print_final_stats=1); then
+    -dict="$(dict "$t")" -print_final_stats=1); then
     failed+=("$t")
     echo "*** $t crashed: the input is in fuzz/artifacts/$t/" >&2
   fi

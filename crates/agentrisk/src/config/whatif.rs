@@ -66,7 +66,7 @@ impl WhatIf {
                 let mut counts = [0i64; 4];
                 // Counts saturate: such a vault is refused when scored
                 // (ScoringError::TooLarge), and the panel shows the bound
-                // (found by fuzzing: `config_yaml`).
+                // (found with the fuzz target `config_yaml`).
                 for &(level, count) in levels {
                     let total = &mut counts[crate::model::Level::clamped(level).index()];
                     *total = total.saturating_add(count);

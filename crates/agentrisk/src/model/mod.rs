@@ -167,7 +167,7 @@ impl LevelProfile {
 
     /// The sum of the counts. Counts read from a report or scorecard can
     /// be anything up to `u64::MAX`; their sum saturates instead of
-    /// overflowing (found by fuzzing: `report_rescore`, `batch_file`).
+    /// overflowing (found with the fuzz targets `report_rescore` and `batch_file`).
     pub fn total(&self) -> u64 {
         self.counts().iter().fold(0, |sum: u64, &n| sum.saturating_add(n))
     }

@@ -78,7 +78,7 @@ pub fn rescore_report(report: &Report, config: &ScoringConfig) -> Rescore {
     };
     // Stored weights and counts can be anything a file holds; a weighted
     // sum too large to score is a mismatch, and the check goes on with the
-    // largest sum we score (found by fuzzing: `report_rescore`).
+    // largest sum we score (found with the fuzz target `report_rescore`).
     let mut weigh = |profile: &LevelProfile, field: &str| {
         weights.weigh(profile).unwrap_or_else(|| {
             m.check(field, format!("{profile:?} weighted by {:?}", weights.values()), "at most 2^63 − 1".to_owned());

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 /// bound, but a report stores both as JSON integers that every reader here
 /// (and most elsewhere) takes as `i64`, so a weighted sum past `i64::MAX` is
 /// refused with [`ScoringError::TooLarge`] rather than wrapped (huge weights
-/// or vault counts, found by fuzzing: `config_yaml`).
+/// or vault counts, found with the fuzz target `config_yaml`).
 pub const MAX_WEIGHTED_SUM: u64 = i64::MAX as u64;
 
 /// Weights for L1..L4: exactly four strictly positive integers.

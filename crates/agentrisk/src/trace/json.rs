@@ -38,6 +38,13 @@ pub const LONE_SURROGATE: char = '\u{10FFFE}';
 /// (`sys.get_int_max_str_digits()`); a longer literal fails to parse.
 pub const MAX_INT_DIGITS: usize = 4300;
 
+/// The deepest nesting [`PyValue::to_json`] keeps (serde_json's own reader
+/// stops at 128 too). serde_json values are built and dropped recursively,
+/// so a deeper one could overflow the stack: a trace whose top-level
+/// `metadata` nested 20 000 arrays did (found with the fuzz target
+/// `trace_pipeline`). Only shallow metadata fields are ever read.
+pub const MAX_JSON_DEPTH: usize = 128;
+
 /// A parsed JSON value, with Python's reading of numbers and objects.
 #[derive(Default)]
 pub enum PyValue {
@@ -97,9 +104,18 @@ impl PyValue {
     }
 
     /// The value as serde JSON, for data we only pass on: NaN and the
-    /// infinities become null, and an integer too large for 64 bits a float.
+    /// infinities become null, an integer too large for 64 bits a float, and
+    /// containers nested deeper than [`MAX_JSON_DEPTH`] null.
     pub fn to_json(&self) -> serde_json::Value {
+        self.to_json_within(MAX_JSON_DEPTH)
+    }
+
+    fn to_json_within(&self, depth: usize) -> serde_json::Value {
         use serde_json::Value;
+        if depth == 0 && self.is_container() {
+            return Value::Null;
+        }
+        let inner = depth.saturating_sub(1);
         match self {
             PyValue::Null => Value::Null,
             PyValue::Bool(b) => Value::Bool(*b),
@@ -112,8 +128,10 @@ impl PyValue {
             },
             PyValue::Float(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
             PyValue::Str(s) => Value::String(s.clone()),
-            PyValue::Array(items) => Value::Array(items.iter().map(PyValue::to_json).collect()),
-            PyValue::Object(entries) => Value::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+            PyValue::Array(items) => Value::Array(items.iter().map(|v| v.to_json_within(inner)).collect()),
+            PyValue::Object(entries) => {
+                Value::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json_within(inner))).collect())
+            }
         }
     }
 

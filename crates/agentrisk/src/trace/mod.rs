@@ -418,6 +418,28 @@ mod tests {
         }
     }
 
+    /// Fuzzing regression (`trace_pipeline`, `batch_file`): a deeply
+    /// nested top-level `metadata` overflowed the stack while it was turned
+    /// into JSON; now containers past [`json::MAX_JSON_DEPTH`] levels are null.
+    #[test]
+    fn deep_top_level_metadata_is_cut_at_the_json_depth_limit() {
+        let depth = 100_000;
+        let doc = format!(
+            r#"{{"metadata": {{"a": {}{}, "attack_class_id": "F1.1"}}, "events": []}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        let trace = parse_trace(doc.as_bytes()).unwrap();
+        let metadata = trace.metadata.as_ref().unwrap();
+        assert_eq!(metadata["attack_class_id"], "F1.1");
+        let (mut value, mut levels) = (&metadata["a"], 1);
+        while let Some(inner) = value.as_array().and_then(|items| items.first()) {
+            value = inner;
+            levels += 1;
+        }
+        assert_eq!((levels, value), (json::MAX_JSON_DEPTH, &serde_json::Value::Null));
+    }
+
     #[test]
     fn defaults_fill_a_minimal_trace() {
         let trace = parse(r#"{"events": [{"channel": "log"}]}"#).unwrap();
