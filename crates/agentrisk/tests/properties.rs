@@ -314,7 +314,7 @@ fn cases(n: u32) -> ProptestConfig {
 // ---------------------------------------------------------------- properties
 
 proptest! {
-    #![proptest_config(cases(48))]
+    #![proptest_config(cases(128))]
 
     /// Analysing the same trace twice gives byte-identical reports, and a
     /// different clock changes nothing but `generated_at` and what hashes it.
@@ -392,7 +392,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(cases(16))]
+    #![proptest_config(cases(32))]
 
     /// Shuffling the files of a batch — traces and the reports built from
     /// some of them, in two folders — changes no number of the summary,
