@@ -123,18 +123,26 @@ JSON
 printf '\x00Contact ana.lima@example.org or +1 415 555 0100\xff\x14{"ssn": "123-45-6789"}\xff\x46card 4111 1111 1111 1111, key sk-proj-abcdefghijklmnopqrstuv\xff\x5e\xff\x07Ym9iQGV4YW1wbGUuY29t moc.elpmaxe@amil.ana\xff\x53diagnosis: type 2 diabetes, salary $85,000' >"$INLINE/texts.bin"
 printf '\x46AKIAIOSFODNN7EXAMPLE\xff\x16postgres://admin:hunter2@db.internal:5432/app\xff\x24DE44 5001 0517 5407 3249 31' >"$INLINE/texts2.bin"
 
+# Shapes of the crashes fixed so far, so every run starts from them: a
+# 60 000-character token (slow provenance), a 20 000-deep top-level metadata
+# (stack overflow), a vault whose weighted size passes 2^63 − 1.
+{ printf '\x01bearer '; head -c 60000 /dev/zero | tr '\0' a; } >"$INLINE/long_token.bin"
+{ printf '{"metadata": {"a": '; head -c 20000 /dev/zero | tr '\0' '['; head -c 20000 /dev/zero | tr '\0' ']'
+  printf '}, "events": []}'; } >"$INLINE/deep_metadata.json"
+printf 'vault:\n  levels: {1: 9223372036854775807, 0: 9223372036854775807}\n' >"$INLINE/huge_vault.yaml"
+
 shopt -s nullglob
 TRACES=("$CASES"/*/trace.json www/samples/traces/*.json)
 REPORTS=("$CASES"/*/report*.json www/samples/*.report.json)
 for t in "${TARGETS[@]}"; do
   case $t in
-    trace_pipeline) seed "$t" "${TRACES[@]}" "$INLINE/redteam_trace.json" ;;
-    trace_text) seed "$t" "$INLINE"/texts*.bin www/samples/traces/*.json ;;
+    trace_pipeline) seed "$t" "${TRACES[@]}" "$INLINE/redteam_trace.json" "$INLINE/deep_metadata.json" ;;
+    trace_text) seed "$t" "$INLINE"/texts*.bin "$INLINE/long_token.bin" www/samples/traces/*.json ;;
     report_rescore) seed "$t" "${REPORTS[@]}" ;;
-    config_yaml) seed "$t" tests/fixtures/conformance/configs/*.yaml ;;
+    config_yaml) seed "$t" tests/fixtures/conformance/configs/*.yaml "$INLINE/huge_vault.yaml" ;;
     # A sample of each kind: the fuzzer gets to the loaders quickly.
     batch_file) seed "$t" www/samples/traces/*.json www/samples/*.report.json "$CASES"/ex_*/report.default.json \
-      "$INLINE"/redteam*.json* "$INLINE/scorecard.json" "$INLINE/redteam_trace.json" ;;
+      "$INLINE"/redteam*.json* "$INLINE/scorecard.json" "$INLINE/redteam_trace.json" "$INLINE/deep_metadata.json" ;;
   esac
   echo "$t: $(ls "fuzz/corpus/$t" | wc -l) inputs in fuzz/corpus/$t"
 done
