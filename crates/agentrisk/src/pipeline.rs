@@ -234,7 +234,13 @@ fn provenance(trace: &Trace, findings: &[Finding]) -> HashMap<String, (String, V
     values.sort();
     values.dedup();
     let mut paths: Vec<Vec<String>> = vec![Vec::new(); values.len()];
-    if let Ok(ac) = aho_corasick::AhoCorasick::new(&values) {
+    // A contiguous NFA, not the DFA the automatic choice takes for few
+    // values: building that DFA grew faster than linearly with a value's
+    // length (one 60 000-character token took 9 s; found with the fuzz
+    // target `trace_text`), the NFA builds in linear time.
+    let automaton =
+        aho_corasick::AhoCorasick::builder().kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA)).build(&values);
+    if let Ok(ac) = automaton {
         for event in trace.events.iter().filter(|e| !e.text.is_empty()) {
             let text = canonical(&event.text);
             let mut hit: Vec<usize> = ac.find_overlapping_iter(&text).map(|m| m.pattern().as_usize()).collect();
@@ -464,6 +470,33 @@ mod tests {
         assert_eq!(Progress { stage: Stage::Reporting, done: 1.0 }.overall(), 1.0);
         let Loaded::Trace { report, .. } = loaded else { panic!("not read as a trace") };
         assert_eq!(report.event_count, 5000);
+    }
+
+    /// Fuzzing regression (`trace_text`): provenance for a flow rule built
+    /// an Aho–Corasick DFA over the leaked values, which took seconds for
+    /// one long token (60 000 characters: 9 s, and far more at 200 000).
+    /// The provenance is still right, and comes at once.
+    #[test]
+    fn provenance_of_a_very_long_token_is_quick() {
+        let token = "a".repeat(200_000);
+        let doc = serde_json::json!({"events": [
+            {"channel": "user_input", "source": "patient", "target": "agent", "content": format!("bearer {token}")},
+            {"channel": "log", "source": "agent", "target": "stdout", "content": format!("auth: Bearer {token}")},
+        ]});
+        let trace = crate::trace::parse_trace(&serde_json::to_vec(&doc).unwrap()).unwrap();
+        let yaml = "privacy_policy:\n  flows:\n    - data_type: \"*\"\n      to: stdout\n      deny: true\n";
+        let config = crate::config::config_from_yaml(yaml).unwrap();
+        let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
+        let started = std::time::Instant::now();
+        let report = report_from_trace(&trace, &input).unwrap();
+        // Linear work takes well under a second even in a debug build; the
+        // bound is loose for a busy machine.
+        assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
+        let flows = report.privacy_policy.and_then(|p| p.flows).unwrap();
+        let violation = flows.violations.iter().find(|v| v.data_type == "bearer_token").unwrap();
+        assert_eq!((violation.sender.as_str(), violation.recipient.as_str()), ("agent", "stdout"));
+        assert_eq!(violation.origin, "patient");
+        assert_eq!(violation.path, ["patient", "agent", "stdout"]);
     }
 
     #[test]

@@ -331,7 +331,8 @@ pub fn channel_level_leaks(runs: &[RunFacts]) -> Vec<(Channel, LevelProfile)> {
             let mut counts = [0u64; 4];
             for profile in runs.iter().filter_map(|r| r.channel_leaks.get(&channel)) {
                 for (total, n) in counts.iter_mut().zip(profile.counts()) {
-                    *total += n;
+                    // Scorecard rows can hold any count (found with the fuzz target `batch_file`).
+                    *total = total.saturating_add(n);
                 }
             }
             (channel, LevelProfile::from_counts(counts))

@@ -591,3 +591,16 @@ fn zero_n_rates_serialise_as_null_next_to_real_ones() {
     assert_eq!(shared["upper"].as_f64(), Some(1.0));
     assert!(shared["lower"].as_f64().is_some_and(|l| l > 0.0 && l < 1.0));
 }
+
+/// Fuzzing regression (`batch_file`): scorecard rows may hold any count,
+/// and summing two rows' channel leaks used to overflow; the heatmap sums
+/// saturate.
+#[test]
+fn channel_level_sums_saturate() {
+    let mut run = facts("a.json", "a", &report(&Spec::default()), None);
+    run.channel_leaks.insert(Channel::Log, LevelProfile::from_counts([u64::MAX, 1, 0, 0]));
+    let runs = [run.clone(), run];
+    let log = channel_level_leaks(&runs).into_iter().find(|(c, _)| *c == Channel::Log).unwrap().1;
+    assert_eq!(log, LevelProfile::from_counts([u64::MAX, 2, 0, 0]));
+    assert_eq!(log.total(), u64::MAX);
+}

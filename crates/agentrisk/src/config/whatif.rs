@@ -64,10 +64,12 @@ impl WhatIf {
             }
             Some(VaultConfig { levels, scope_def, .. }) => {
                 let mut counts = [0i64; 4];
+                // Counts saturate: such a vault is refused when scored
+                // (ScoringError::TooLarge), and the panel shows the bound
+                // (found with the fuzz target `config_yaml`).
                 for &(level, count) in levels {
-                    // Saturating: two counts near i64::MAX on one level load.
-                    let slot = &mut counts[crate::model::Level::clamped(level).index()];
-                    *slot = slot.saturating_add(count);
+                    let total = &mut counts[crate::model::Level::clamped(level).index()];
+                    *total = total.saturating_add(count);
                 }
                 (WhatIfVault::Levels(counts), scope_def.clone().unwrap_or_default())
             }
@@ -166,14 +168,19 @@ mod tests {
         assert_eq!(WhatIf::from_config(&rho.to_config().unwrap().unwrap()).vault, WhatIfVault::RhoS(100));
     }
 
+    /// Fuzzing regression (`config_yaml`): level keys that clamp to one
+    /// level used to overflow the summed count. Such a vault is refused when
+    /// the config loads, so the panel never holds it.
     #[test]
-    fn huge_vault_counts_on_one_level_saturate() {
+    fn vault_counts_too_large_to_add_are_refused_when_the_config_loads() {
         let max = i64::MAX;
-        let config = crate::config::config_from_yaml(&format!(
-            "scoring: {{weights: [1, 1, 1, 1]}}\nvault: {{levels: {{5: {max}, 4: {max}}}}}\n"
-        ))
-        .unwrap();
-        assert_eq!(WhatIf::from_config(&config).vault, WhatIfVault::Levels([0, 0, 0, max]));
+        for yaml in [
+            format!("vault:\n  levels: {{1: {max}, 0: {max}}}\n"),
+            format!("scoring: {{weights: [1, 1, 1, 1]}}\nvault: {{levels: {{5: {max}, 4: {max}}}}}\n"),
+        ] {
+            let error = config_from_yaml(&yaml).unwrap_err().to_string();
+            assert!(error.starts_with("vault.levels: the counts are too large"), "{error}");
+        }
     }
 
     #[test]

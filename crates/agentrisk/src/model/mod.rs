@@ -165,9 +165,11 @@ impl LevelProfile {
         self.counts()[level.index()]
     }
 
-    /// Saturating, like the weighted sums: a report file can hold any count.
+    /// The sum of the counts. Counts read from a report or scorecard can
+    /// be anything up to `u64::MAX`; their sum saturates instead of
+    /// overflowing (found with the fuzz targets `report_rescore` and `batch_file`).
     pub fn total(&self) -> u64 {
-        self.counts().iter().fold(0u64, |sum, &n| sum.saturating_add(n))
+        self.counts().iter().fold(0, |sum: u64, &n| sum.saturating_add(n))
     }
 }
 

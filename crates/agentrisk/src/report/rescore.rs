@@ -2,6 +2,7 @@ use super::Report;
 use crate::model::{Channel, ChannelRisk, Level, LevelProfile};
 use crate::score::{
     channel_risks, gate, ri_from, round_dp, secrets_from_sightings, BlockReason, ScoringConfig, Sighting, Weights,
+    MAX_WEIGHTED_SUM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -75,9 +76,18 @@ pub fn rescore_report(report: &Report, config: &ScoringConfig) -> Rescore {
             config.weights
         }),
     };
-    let wsl = weights.weigh(&summary.level_profile);
+    // Stored weights and counts can be anything a file holds; a weighted
+    // sum too large to score is a mismatch, and the check goes on with the
+    // largest sum we score (found with the fuzz target `report_rescore`).
+    let mut weigh = |profile: &LevelProfile, field: &str| {
+        weights.weigh(profile).unwrap_or_else(|| {
+            m.check(field, format!("{profile:?} weighted by {:?}", weights.values()), "at most 2^63 − 1".to_owned());
+            MAX_WEIGHTED_SUM
+        })
+    };
+    let wsl = weigh(&summary.level_profile, "summary.level_profile");
     let rho_s = if summary.vault_level_profile.total() > 0 {
-        weights.weigh(&summary.vault_level_profile)
+        weigh(&summary.vault_level_profile, "summary.vault_level_profile")
     } else {
         // An explicit raw rho_s leaves the vault profile empty; the stored
         // value is then the only record of the vault.
@@ -168,7 +178,7 @@ fn channel_wsl(report: &Report, weights: &Weights, rho_s: u64, m: &mut Mismatche
         profile[secret.level.index()] += 1;
         for &c in secret.channels.iter().filter(|c| c.is_disclosure()) {
             match from_findings.iter_mut().find(|(ch, _)| *ch == c) {
-                Some((_, sum)) => *sum += weights.of(secret.level),
+                Some((_, sum)) => *sum = sum.saturating_add(weights.of(secret.level)),
                 None => from_findings.push((c, weights.of(secret.level))),
             }
         }
@@ -200,4 +210,50 @@ fn channel_wsl(report: &Report, weights: &Weights, rho_s: u64, m: &mut Mismatche
         }
     }
     recovered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::load_report;
+
+    /// A minimal report with the given level profiles and stored weights.
+    fn report_with(level_profile: &str, vault_level_profile: &str, weights: &str) -> Report {
+        let json = format!(
+            r#"{{"report": "agentleak", "version": 2, "run_id": "r", "privacy_score": 100, "verdict": "Pass",
+                "risk_index": 0.0, "wsl": 0, "rho_s": 0, "blocked": false, "findings": [],
+                "summary": {{"leaked_secrets": 0, "vault_secrets": 0, "has_critical": false,
+                            "level_profile": {level_profile}, "vault_level_profile": {vault_level_profile}}},
+                "agentrisk": {{"weights": {weights}, "wsl": 0, "rho_s": 0, "ri_global": 0.0, "leaked_count": 0,
+                               "ri_by_channel": {{}}}}}}"#
+        );
+        load_report(json.as_bytes()).unwrap()
+    }
+
+    /// Fuzzing regressions (`report_rescore`, `batch_file`): stored counts
+    /// and weights whose weighted sums (or plain totals) pass u64 used to
+    /// overflow; now the report is inconsistent and the mismatch says why.
+    #[test]
+    fn counts_and_weights_too_large_to_sum_are_mismatches() {
+        let max = u64::MAX;
+        let zero = r#"{"L1": 0, "L2": 0, "L3": 0, "L4": 0}"#;
+        let huge = format!(r#"{{"L1": {max}, "L2": {max}, "L3": 0, "L4": 0}}"#);
+        for (leaked, vault, weights, field) in [
+            (huge.as_str(), zero, "[1, 2, 3, 4]", "summary.level_profile"),
+            (zero, huge.as_str(), "[1, 2, 3, 4]", "summary.vault_level_profile"),
+        ] {
+            let report = report_with(leaked, vault, weights);
+            let rescore = rescore_report(&report, &ScoringConfig::default());
+            assert!(!rescore.consistent);
+            let m = rescore.mismatches.iter().find(|m| m.field == field).expect(field);
+            assert!(m.recomputed.contains("at most 2^63 − 1"), "{m:?}");
+            assert!(rescore.recomputed.wsl <= MAX_WEIGHTED_SUM && rescore.recomputed.rho_s <= MAX_WEIGHTED_SUM);
+        }
+        assert_eq!(report_with(&huge, &huge, "[1, 2, 3, 4]").summary.level_profile.total(), max);
+        // Stored weights past the bound are themselves the mismatch.
+        let report = report_with(r#"{"L1": 2}"#, r#"{"L1": 2}"#, "[9223372036854775807, 1, 1, 1]");
+        let rescore = rescore_report(&report, &ScoringConfig::default());
+        let m = rescore.mismatches.iter().find(|m| m.field == "agentrisk.weights").expect("weights mismatch");
+        assert!(m.recomputed.contains("each at most 1000000000"), "{m:?}");
+    }
 }

@@ -10,6 +10,13 @@ use std::collections::BTreeMap;
 /// billion times any count of distinct secrets a trace can hold fits.
 pub const MAX_WEIGHT: i64 = 1_000_000_000;
 
+/// The largest WSL or ρ_S we score. The reference's Python integers have no
+/// bound, but a report stores both as JSON integers that every reader here
+/// (and most elsewhere) takes as `i64`, so a weighted sum past `i64::MAX` is
+/// refused with [`ScoringError::TooLarge`] rather than wrapped (huge weights
+/// or vault counts, found with the fuzz target `config_yaml`).
+pub const MAX_WEIGHTED_SUM: u64 = i64::MAX as u64;
+
 /// Weights for L1..L4: exactly four strictly positive integers, at most
 /// [`MAX_WEIGHT`] each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,11 +42,14 @@ impl Weights {
         self.0
     }
 
-    /// Σ w(level) × count over a level profile.
-    pub fn weigh(&self, profile: &LevelProfile) -> u64 {
-        // Saturating: a profile read from a report file can hold any count,
-        // and a wrapped sum would look like a plausible number.
-        self.0.iter().zip(profile.counts()).fold(0u64, |sum, (w, n)| sum.saturating_add(w.saturating_mul(n)))
+    /// Σ w(level) × count over a level profile, or `None` past
+    /// [`MAX_WEIGHTED_SUM`].
+    pub fn weigh(&self, profile: &LevelProfile) -> Option<u64> {
+        self.0
+            .iter()
+            .zip(profile.counts())
+            .try_fold(0u64, |sum, (w, n)| sum.checked_add(w.checked_mul(n)?))
+            .filter(|&sum| sum <= MAX_WEIGHTED_SUM)
     }
 }
 
@@ -76,13 +86,9 @@ impl VaultConfig {
             let slot = &mut counts[Level::clamped(level_key).index()];
             *slot = slot.checked_add(count).ok_or(ScoringError::VaultTooLarge)?;
         }
-        let rho_s = weights
-            .values()
-            .iter()
-            .zip(counts)
-            .try_fold(0u64, |sum, (&w, n)| sum.checked_add(w.checked_mul(n)?))
-            .ok_or(ScoringError::VaultTooLarge)?;
-        Ok((rho_s, LevelProfile::from_counts(counts)))
+        let profile = LevelProfile::from_counts(counts);
+        let rho_s = weights.weigh(&profile).ok_or(ScoringError::VaultTooLarge)?;
+        Ok((rho_s, profile))
     }
 }
 

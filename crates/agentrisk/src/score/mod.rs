@@ -8,7 +8,7 @@
 mod config;
 mod rounding;
 
-pub use config::{ScoringConfig, VaultConfig, Weights, MAX_WEIGHT};
+pub use config::{ScoringConfig, VaultConfig, Weights, MAX_WEIGHT, MAX_WEIGHTED_SUM};
 pub use rounding::{privacy_score_from_ri, round_dp};
 
 use crate::model::{Channel, ChannelRisk, Level, LevelProfile, Verdict};
@@ -41,6 +41,11 @@ pub enum ScoringError {
          increase the vault counts (or rho_s) to cover every secret that can leak"
     )]
     UndersizedVault { wsl: u64, rho_s: u64 },
+    #[error(
+        "the {what} is too large to score: weighted sums must stay at most 9223372036854775807 (2^63 − 1); \
+         use smaller weights or vault counts"
+    )]
+    TooLarge { what: &'static str },
 }
 
 /// One distinct secret: identity `data_type:value` (the exact value, not a
@@ -136,17 +141,20 @@ pub fn agentrisk_from_secrets(secrets: &[Secret], config: &ScoringConfig) -> Res
         for &channel in secret.channels.iter().filter(|c| c.is_disclosure()) {
             let w = weights.of(secret.level);
             match channel_wsl.iter_mut().find(|(c, _)| *c == channel) {
-                Some((_, sum)) => *sum += w,
+                // A channel's sum is at most WSL, which is checked below.
+                Some((_, sum)) => *sum = sum.saturating_add(w),
                 None => channel_wsl.push((channel, w)),
             }
         }
     }
     let level_profile = LevelProfile::from_counts(leaked);
-    let wsl = weights.weigh(&level_profile);
+    let wsl =
+        weights.weigh(&level_profile).ok_or(ScoringError::TooLarge { what: "weighted sum of leaked secrets (WSL)" })?;
     let (rho_s, vault_level_profile, vault_count, scope_def) = match &config.vault {
         None => {
             let profile = LevelProfile::from_counts(all);
-            (weights.weigh(&profile), profile, secrets.len() as u64, SCOPE_OBSERVED.to_owned())
+            let rho_s = weights.weigh(&profile).ok_or(ScoringError::TooLarge { what: "observed vault (rho_s)" })?;
+            (rho_s, profile, secrets.len() as u64, SCOPE_OBSERVED.to_owned())
         }
         Some(vault) => {
             let (rho_s, profile) = vault.rho_s_and_profile(&weights)?;

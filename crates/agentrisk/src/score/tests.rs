@@ -119,6 +119,26 @@ fn overrides_decide_the_secret_level_and_clamp() {
     assert_eq!(risk.channel_wsl, vec![(Channel::ToolCall, 4), (Channel::Log, 5)]);
 }
 
+/// Fuzzing regressions (`config_yaml`): weighted sums past 2^63 − 1 used to
+/// overflow (a panic in debug builds, a wrapped ρ_S in release).
+#[test]
+fn weighted_sums_too_large_to_store_are_refused() {
+    let max = i64::MAX;
+    // Weights are bounded, so the WSL of any set of secrets fits; a weight
+    // past the bound is refused where it is read.
+    assert!(Weights::new(&[MAX_WEIGHT, 1, 1, 1]).is_ok());
+    assert!(matches!(Weights::new(&[MAX_WEIGHT + 1, 1, 1, 1]), Err(ScoringError::InvalidWeights(_))));
+    // vault: {levels: {1: 2^63 − 1, 0: 2^63 − 1}}: the counts fit u64, ρ_S does not fit i64.
+    let vault = VaultConfig { levels: vec![(1, max), (0, max)], ..VaultConfig::default() };
+    assert_eq!(vault.rho_s_and_profile(&Weights::DEFAULT), Err(ScoringError::VaultTooLarge));
+    // Three such keys overflow the counts themselves.
+    let vault = VaultConfig { levels: vec![(1, max), (0, max), (-1, max)], ..VaultConfig::default() };
+    assert_eq!(vault.rho_s_and_profile(&Weights::DEFAULT), Err(ScoringError::VaultTooLarge));
+    let config = ScoringConfig { vault: Some(vault), ..ScoringConfig::default() };
+    let leaked = secrets_from_profiles([2, 0, 0, 0], [0; 4]);
+    assert_eq!(agentrisk_from_secrets(&leaked, &config), Err(ScoringError::VaultTooLarge));
+}
+
 #[test]
 fn explicit_vault_levels_clamp_and_add_and_rho_s_wins() {
     let vault = VaultConfig { levels: vec![(5, 20), (0, 3)], ..VaultConfig::default() };

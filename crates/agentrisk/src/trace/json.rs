@@ -50,6 +50,12 @@ pub const MAX_INT_DIGITS: usize = 4300;
 /// documents (parsing, flattening and dropping are iterative), up to this
 /// bound, which keeps the work per byte of brackets fixed.
 pub const MAX_NESTING: usize = 20_000;
+/// The deepest nesting [`PyValue::to_json`] keeps (serde_json's own reader
+/// stops at 128 too). serde_json values are built and dropped recursively,
+/// so a deeper one could overflow the stack: a trace whose top-level
+/// `metadata` nested 20 000 arrays did (found with the fuzz target
+/// `trace_pipeline`). Only shallow metadata fields are ever read.
+pub const MAX_JSON_DEPTH: usize = 128;
 
 /// A parsed JSON value, with Python's reading of numbers and objects.
 #[derive(Default)]
@@ -110,9 +116,18 @@ impl PyValue {
     }
 
     /// The value as serde JSON, for data we only pass on: NaN and the
-    /// infinities become null, and an integer too large for 64 bits a float.
+    /// infinities become null, an integer too large for 64 bits a float, and
+    /// containers nested deeper than [`MAX_JSON_DEPTH`] null.
     pub fn to_json(&self) -> serde_json::Value {
+        self.to_json_within(MAX_JSON_DEPTH)
+    }
+
+    fn to_json_within(&self, depth: usize) -> serde_json::Value {
         use serde_json::Value;
+        if depth == 0 && self.is_container() {
+            return Value::Null;
+        }
+        let inner = depth.saturating_sub(1);
         match self {
             PyValue::Null => Value::Null,
             PyValue::Bool(b) => Value::Bool(*b),
@@ -125,26 +140,11 @@ impl PyValue {
             },
             PyValue::Float(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
             PyValue::Str(s) => Value::String(s.clone()),
-            PyValue::Array(items) => Value::Array(items.iter().map(PyValue::to_json).collect()),
-            PyValue::Object(entries) => Value::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+            PyValue::Array(items) => Value::Array(items.iter().map(|v| v.to_json_within(inner)).collect()),
+            PyValue::Object(entries) => {
+                Value::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json_within(inner))).collect())
+            }
         }
-    }
-
-    /// How deeply arrays and objects nest in this value (a scalar is 0),
-    /// counted without recursion.
-    pub fn depth(&self) -> usize {
-        let mut deepest = 0;
-        let mut pending = vec![(self, 0)];
-        while let Some((value, above)) = pending.pop() {
-            let children: Box<dyn Iterator<Item = &PyValue>> = match value {
-                PyValue::Array(items) => Box::new(items.iter()),
-                PyValue::Object(entries) => Box::new(entries.iter().map(|(_, v)| v)),
-                _ => continue,
-            };
-            deepest = deepest.max(above + 1);
-            pending.extend(children.map(|child| (child, above + 1)));
-        }
-        deepest
     }
 
     pub fn is_container(&self) -> bool {

@@ -1,0 +1,28 @@
+//! Report bytes → load → re-score (what `agentrisk score` and the viewer
+//! do with a report file), plus the read-only views of a loaded report.
+#![no_main]
+
+use agentrisk::batch::RunFacts;
+use agentrisk::compare::compare_runs;
+use agentrisk::{load_report, rescore_report, ScoreRecord, ScoringConfig};
+use agentrisk_fuzz::use_report;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(report) = load_report(data) else { return };
+    let lenient = ScoringConfig { block_on_critical: false, fail_below: 0, ..ScoringConfig::default() };
+    for config in [ScoringConfig::default(), lenient] {
+        let rescore = rescore_report(&report, &config);
+        assert_eq!(rescore.consistent, rescore.mismatches.is_empty());
+        let record = ScoreRecord::new("fuzz.json", &report, &rescore);
+        serde_json::to_string(&record).expect("a score record serialises");
+        serde_json::to_string(&rescore).expect("a rescore serialises");
+    }
+    // Saving a loaded report and loading it again gives the same report.
+    let json = serde_json::to_vec(&report).expect("a loaded report serialises");
+    let again = load_report(&json).expect("a saved report loads back");
+    assert_eq!(again, report, "the report changed in a JSON round trip");
+    use_report(&report);
+    let _ = compare_runs(&report, &report);
+    let _ = RunFacts::from_report("fuzz.json", "fuzz", &report, None, report.metadata.as_ref());
+});
