@@ -167,7 +167,7 @@ fn event_row(
                         html! {
                             <div class="finding-chip" data-finding-id={id.clone()}>
                                 <a href={format!("#{}", finding_row_id(id))} title="Show this finding in the findings table" {onclick}>
-                                    <span class={classes!("level", f.level.badge())}>{ f.level.label() }</span>{ " " }{ &f.data_type }
+                                    <span class={classes!("level", f.level.badge())}>{ f.level.label() }</span>{ " " }{ &*f.data_type }
                                 </a>
                             </div>
                         }

@@ -143,7 +143,8 @@ pub fn run(args: &RunArgs) -> ExitCode {
         let destination = if to_stdout {
             // Stdout is line-buffered; a pretty report has a line per value.
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let written = write_report(&mut out, &report).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
+            let written =
+                write_report(&mut out, &report).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
             if let Err(e) = written {
                 eprintln!("agentrisk: stdout: cannot write: {e}");
                 failed = true;

@@ -194,7 +194,7 @@ impl<'r> FindingIndex<'r> {
             (distinct, ranks)
         };
         let (ids, id_rank) = ranked(&|f| f.finding_id.as_str());
-        let (types, type_rank) = ranked(&|f| f.data_type.as_str());
+        let (types, type_rank) = ranked(&|f| &*f.data_type);
         let mut last_with_id = vec![0; ids.len()];
         for (i, &r) in id_rank.iter().enumerate() {
             last_with_id[r] = i;
@@ -208,12 +208,15 @@ impl<'r> FindingIndex<'r> {
     }
 }
 
+/// A shared list of ids (finding, framework or control ids).
+type IdList = Arc<[Arc<str>]>;
+
 /// The distinct lists of cited finding ids (as id ranks, ascending), each
 /// with its shared list of ids. Most controls of a leaky trace cite the same
 /// findings, so a long trace holds a few lists, not one per control.
 #[derive(Default)]
 struct CitedLists {
-    lists: Vec<(Vec<usize>, Arc<[Arc<str>]>)>,
+    lists: Vec<(Vec<usize>, IdList)>,
 }
 
 impl CitedLists {
@@ -231,7 +234,7 @@ impl CitedLists {
         self.lists.get(list).map_or(&[], |(ranks, _)| ranks)
     }
 
-    fn ids(&self, list: usize) -> Arc<[Arc<str>]> {
+    fn ids(&self, list: usize) -> IdList {
         self.lists.get(list).map(|(_, ids)| ids.clone()).unwrap_or_default()
     }
 }
@@ -322,7 +325,7 @@ pub fn assess_compliance(report: &Report) -> Compliance {
         None => (&[], &[]),
     };
     let leaks = Leaks {
-        types: findings.iter().map(|f| f.data_type.as_str()).collect(),
+        types: findings.iter().map(|f| &*f.data_type).collect(),
         channels: findings.iter().map(|f| f.channel.as_str()).collect(),
         levels: findings.iter().map(|f| f.level.get()).collect(),
         risk_index: report.risk_index,
@@ -438,26 +441,29 @@ fn evidence_matrix(
     lists: &CitedLists,
     ix: &FindingIndex<'_>,
 ) -> Vec<EvidenceRow> {
-    // Controls in id order; each row lists the positions of the controls
-    // citing it, so visiting them in this order keeps every row sorted.
+    // Controls in id order; each row notes the positions of the controls
+    // citing it in a bit set (a few words per row, not a list), so reading
+    // the bits in order keeps every row sorted.
     let mut by_control: Vec<(usize, usize)> =
         frameworks.iter().enumerate().flat_map(|(f, fw)| (0..fw.controls.len()).map(move |c| (f, c))).collect();
     by_control.sort_by_key(|&(f, c)| frameworks[f].controls[c].id.as_str());
-    let mut citing: Vec<Vec<usize>> = vec![Vec::new(); ix.ids.len()];
+    let words = by_control.len().div_ceil(64).max(1);
+    let mut citing: Vec<u64> = vec![0; ix.ids.len() * words];
     for (position, &(f, c)) in by_control.iter().enumerate() {
         let list = cited.get(f).and_then(|controls| controls.get(c)).copied().unwrap_or(usize::MAX);
         for &r in lists.ranks(list) {
-            citing[r].push(position);
+            citing[r * words + position / 64] |= 1 << (position % 64);
         }
     }
     // Rows citing the same controls share their two lists.
-    type Lists = (Arc<[Arc<str>]>, Arc<[Arc<str>]>);
-    let mut shared: HashMap<Vec<usize>, Lists> = HashMap::new();
+    let mut shared: HashMap<&[u64], (IdList, IdList)> = HashMap::new();
     let mut rows = Vec::with_capacity(ix.ids.len());
-    for (r, positions) in citing.into_iter().enumerate() {
+    for (r, bits) in citing.chunks_exact(words).enumerate() {
         let (frameworks, controls) = shared
-            .entry(positions)
-            .or_insert_with_key(|positions| {
+            .entry(bits)
+            .or_insert_with(|| {
+                let positions: Vec<usize> =
+                    (0..by_control.len()).filter(|p| bits[p / 64] & (1 << (p % 64)) != 0).collect();
                 let mut ids: Vec<&str> = positions.iter().map(|&p| frameworks[by_control[p].0].id.as_str()).collect();
                 ids.sort_unstable();
                 ids.dedup();

@@ -225,7 +225,9 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
     drop(group_index);
 
     let mut texts = StepTexts { nodes: HashMap::new(), event_ids: HashMap::new() };
-    let mut paths: Vec<LeakPath> = Vec::new();
+    // Sized exactly: a long trace has tens of thousands of paths.
+    let leaking = groups.iter().filter(|g| g.iter().any(|f| f.channel.is_disclosure())).count();
+    let mut paths: Vec<LeakPath> = Vec::with_capacity(leaking);
     for group in groups {
         if !group.iter().any(|f| f.channel.is_disclosure()) {
             continue;
