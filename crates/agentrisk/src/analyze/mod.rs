@@ -13,6 +13,7 @@ mod split;
 mod suppress;
 mod token_match;
 
+pub(crate) use token_match::FxMap;
 use token_match::TokenMatcher;
 
 use crate::detect::{Builtin, CustomDetector, RawMatch};

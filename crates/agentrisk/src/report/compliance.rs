@@ -513,18 +513,20 @@ impl DigestWriter {
 /// separators=(",", ":"))` writes, floats in Python `repr`.
 pub fn integrity_digest(report: &Report, matrix: &[EvidenceRow]) -> String {
     let mut w = DigestWriter { hasher: Sha256::new(), pending: String::with_capacity(2 * DigestWriter::FLUSH_AT) };
+    let mut lists = ListJson::default();
     w.out().push_str("{\"evidence_matrix\":[");
     for (i, row) in matrix.iter().enumerate() {
+        let (controls, frameworks) = (lists.slot(&row.controls), lists.slot(&row.frameworks));
         let doc = w.out();
         if i > 0 {
             doc.push(',');
         }
         doc.push_str("{\"controls\":");
-        push_string_list(doc, &row.controls);
+        doc.push_str(&lists.json[controls]);
         doc.push_str(",\"finding_id\":");
         push_json_string(doc, &row.finding_id);
         doc.push_str(",\"frameworks\":");
-        push_string_list(doc, &row.frameworks);
+        doc.push_str(&lists.json[frameworks]);
         doc.push('}');
     }
     let doc = w.out();
@@ -536,6 +538,29 @@ pub fn integrity_digest(report: &Report, matrix: &[EvidenceRow]) -> String {
     push_json_string(doc, &report.run_id);
     doc.push('}');
     w.hex_digest()
+}
+
+/// The JSON of the lists of a matrix, each written once: rows share their
+/// lists (see `evidence_matrix`), so a list is known by its address.
+#[derive(Default)]
+struct ListJson {
+    slots: HashMap<*const [Arc<str>], usize>,
+    json: Vec<String>,
+}
+
+impl ListJson {
+    /// The index in `json` of the list's JSON.
+    fn slot(&mut self, list: &IdList) -> usize {
+        let key = Arc::as_ptr(list);
+        if let Some(&slot) = self.slots.get(&key) {
+            return slot;
+        }
+        let mut json = String::new();
+        push_string_list(&mut json, list);
+        self.json.push(json);
+        self.slots.insert(key, self.json.len() - 1);
+        self.json.len() - 1
+    }
 }
 
 fn push_string_list(out: &mut String, items: &[Arc<str>]) {

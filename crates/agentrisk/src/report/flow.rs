@@ -10,13 +10,12 @@
 //! Everything is a pass over events or findings with hash maps, plus sorts:
 //! near-linear in the size of the trace.
 
-use crate::analyze::Finding;
+use crate::analyze::{Finding, FxMap};
 use crate::detect::tables::tables;
 use crate::model::{Channel, Flow, FlowEdge, FlowNode, LeakPath, LeakStep};
 use crate::pyunicode::strip;
 use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// What the topology needs of one trace event.
@@ -72,13 +71,13 @@ struct Endpoints<'a> {
     table: &'static RoleTable,
     agent_name: &'a str,
     ends: Vec<(&'a str, &'a str)>,
-    by_id: HashMap<&'a str, usize>,
+    by_id: FxMap<&'a str, usize>,
 }
 
 impl<'a> Endpoints<'a> {
     fn new(events: &[FlowEvent<'a>], agent_name: &'a str) -> Endpoints<'a> {
         let table = role_table();
-        let mut e = Endpoints { table, agent_name, ends: Vec::with_capacity(events.len()), by_id: HashMap::new() };
+        let mut e = Endpoints { table, agent_name, ends: Vec::with_capacity(events.len()), by_id: FxMap::default() };
         for (i, event) in events.iter().enumerate() {
             let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
             let ends = (e.node_id(event.source, source_role), e.node_id(event.target, target_role));
@@ -140,9 +139,9 @@ pub fn flow_and_leak_paths(
 fn topology<'a>(events: &[FlowEvent<'a>], endpoints: &Endpoints<'a>, findings: &'a [Finding]) -> Flow {
     let table = endpoints.table;
     // Node → strongest role played.
-    let mut kinds: HashMap<&str, usize> = HashMap::new();
+    let mut kinds: FxMap<&str, usize> = FxMap::default();
     // (source, target, channel) → edge index, edges in first-appearance order.
-    let mut edge_index: HashMap<(&str, &str, Channel), usize> = HashMap::new();
+    let mut edge_index: FxMap<(&str, &str, Channel), usize> = FxMap::default();
     let mut edges: Vec<(&str, &str, Channel, u64, u8)> = Vec::new();
     for (event, &(source, target)) in events.iter().zip(&endpoints.ends) {
         let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
@@ -193,8 +192,8 @@ fn topology<'a>(events: &[FlowEvent<'a>], endpoints: &Endpoints<'a>, findings: &
 /// Shared copies of the texts leak-path steps repeat: node names and the
 /// ids of the events that have findings, each made once.
 struct StepTexts<'a> {
-    nodes: HashMap<&'a str, Arc<str>>,
-    event_ids: HashMap<usize, Arc<str>>,
+    nodes: FxMap<&'a str, Arc<str>>,
+    event_ids: FxMap<usize, Arc<str>>,
 }
 
 impl<'a> StepTexts<'a> {
@@ -213,7 +212,7 @@ impl<'a> StepTexts<'a> {
 
 fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_values: bool) -> Vec<LeakPath> {
     let table = endpoints.table;
-    let mut group_index: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut group_index: FxMap<(&str, &str), usize> = FxMap::default();
     let mut groups: Vec<Vec<&Finding>> = Vec::new();
     for f in findings {
         let i = *group_index.entry((f.data_type.as_ref(), f.matched_value.as_str())).or_insert_with(|| {
@@ -224,7 +223,7 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
     }
     drop(group_index);
 
-    let mut texts = StepTexts { nodes: HashMap::new(), event_ids: HashMap::new() };
+    let mut texts = StepTexts { nodes: FxMap::default(), event_ids: FxMap::default() };
     // Sized exactly: a long trace has tens of thousands of paths.
     let leaking = groups.iter().filter(|g| g.iter().any(|f| f.channel.is_disclosure())).count();
     let mut paths: Vec<LeakPath> = Vec::with_capacity(leaking);
