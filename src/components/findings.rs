@@ -36,10 +36,10 @@ const COLUMNS: [&str; 8] =
 fn cell(f: &Finding, column: usize) -> String {
     match column {
         0 => f.channel.as_str().to_owned(),
-        1 => f.data_type.clone(),
+        1 => f.data_type.to_string(),
         2 => f.level.label().to_owned(),
         3 => f.redacted_value.clone(),
-        4 => f.detector.clone(),
+        4 => f.detector.to_string(),
         5 => f.event_id.clone(),
         6 => f.source.clone(),
         _ => f.target.clone(),
@@ -98,8 +98,8 @@ pub fn findings_table(props: &FindingsProps) -> Html {
     let options = |values: BTreeSet<String>| values.into_iter().collect::<Vec<_>>();
     let channels = options(props.findings.iter().map(|f| f.channel.as_str().to_owned()).collect());
     let levels = options(props.findings.iter().map(|f| f.level.label().to_owned()).collect());
-    let types = options(props.findings.iter().map(|f| f.data_type.clone()).collect());
-    let detectors = options(props.findings.iter().map(|f| f.detector.clone()).collect());
+    let types = options(props.findings.iter().map(|f| f.data_type.to_string()).collect());
+    let detectors = options(props.findings.iter().map(|f| f.detector.to_string()).collect());
 
     let set = |apply: fn(&mut Filters, String)| {
         let (filters, emit) = (filters.clone(), props.on_filters.clone());
@@ -244,7 +244,7 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
             <td>{ shown(&f.data_type) }</td>
             <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>
             <td class="value">{ value }</td>
-            <td>{ &f.detector }</td>
+            <td>{ &*f.detector }</td>
             <td class="mono">{ event }</td>
             <td>{ shown(&f.source) }</td>
             <td>{ shown(&f.target) }</td>

@@ -169,8 +169,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
             }
         };
         let destination = if to_stdout {
-            let mut out = std::io::stdout().lock();
-            if let Err(e) = write_report(&mut out, &report).and_then(|()| out.write_all(b"\n")) {
+            // Stdout is line-buffered; a pretty report has a line per value.
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let written =
+                write_report(&mut out, &report).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
+            if let Err(e) = written {
                 eprintln!("agentrisk: stdout: cannot write: {e}");
                 failed = true;
                 continue;

@@ -68,7 +68,7 @@ fn secrets(report: &Report) -> BTreeSet<LeakedSecret> {
         .iter()
         .filter(|f| f.channel.is_disclosure())
         .map(|f| LeakedSecret {
-            data_type: f.data_type.clone(),
+            data_type: f.data_type.to_string(),
             redacted_value: f.redacted_value.clone(),
             channel: f.channel,
         })

@@ -201,7 +201,7 @@ pub fn report_from_trace_observed(
         .iter()
         .map(|e| FlowEvent { event_id: &e.event_id, channel: e.channel, source: &e.source, target: &e.target })
         .collect();
-    let report = build_report(&facts, &flow_events, findings, &options, |risk_index, leaked| {
+    let report = build_report(&facts, flow_events, findings, &options, |risk_index, leaked| {
         let context = |f: &Finding| {
             let event = trace.events.get(f.event_index);
             let from_meta = |key: &str| event.and_then(|e| meta(e, key));
@@ -312,7 +312,7 @@ pub fn warm_up() -> Vec<String> {
     let config = AnalysisConfig::default();
     let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
     let mut detectors: Vec<String> = match load_any(TRACE, &input) {
-        Ok(Loaded::Trace { report, .. }) => report.findings.iter().map(|f| f.detector.clone()).collect(),
+        Ok(Loaded::Trace { report, .. }) => report.findings.iter().map(|f| f.detector.to_string()).collect(),
         _ => Vec::new(),
     };
     detectors.sort();

@@ -194,7 +194,7 @@ fn a_leaky_and_a_clean_run_compare_secret_by_secret() {
     // Every distinct (type, redacted value, channel) of the leaky run's
     // findings is only in A; the clean run leaked nothing.
     let mut expected: Vec<(String, String, Channel)> =
-        leaky.findings.iter().map(|f| (f.data_type.clone(), f.redacted_value.clone(), f.channel)).collect();
+        leaky.findings.iter().map(|f| (f.data_type.to_string(), f.redacted_value.clone(), f.channel)).collect();
     expected.sort();
     expected.dedup();
     let got: Vec<(String, String, Channel)> =

@@ -13,6 +13,7 @@ mod split;
 mod suppress;
 mod token_match;
 
+pub(crate) use token_match::FxMap;
 use token_match::TokenMatcher;
 
 use crate::detect::{Builtin, CustomDetector, RawMatch};
@@ -84,9 +85,13 @@ pub fn redact(value: &str) -> String {
     if n <= 4 {
         return "*".repeat(n);
     }
-    let head: String = value.chars().take(2).collect();
-    let tail: String = value.chars().skip(n - 2).collect();
-    format!("{head}{}{tail}", "*".repeat(n - 4))
+    let byte_at = |chars: usize| value.char_indices().nth(chars).map_or(value.len(), |(i, _)| i);
+    let (head, tail) = (&value[..byte_at(2)], &value[byte_at(n - 2)..]);
+    let mut out = String::with_capacity(head.len() + (n - 4) + tail.len());
+    out.push_str(head);
+    out.extend(std::iter::repeat_n('*', n - 4));
+    out.push_str(tail);
+    out
 }
 
 /// The AgentRisk level of a new finding (spec 2.9): override, else the

@@ -253,10 +253,10 @@ fn attack_record(report: &Report, meta: &Map<String, Value>) -> Result<Option<Ru
         vertical,
         attack_class_id: class_id,
         attack_family_id,
-        detected_leaks: disclosed().map(|f| f.data_type.clone()).collect(),
+        detected_leaks: disclosed().map(|f| f.data_type.to_string()).collect(),
         detected_on_primary: disclosed()
             .filter(|f| f.channel.as_str() == primary_channel)
-            .map(|f| f.data_type.clone())
+            .map(|f| f.data_type.to_string())
             .collect(),
         primary_channel,
         adversary_level,

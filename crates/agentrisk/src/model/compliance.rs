@@ -5,6 +5,7 @@
 
 use super::{Channel, Level};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compliance {
@@ -69,8 +70,10 @@ pub struct ComplianceControl {
 /// The leaked findings an evidence list points at.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EvidenceDetails {
-    #[serde(default)]
-    pub finding_ids: Vec<String>,
+    /// Shared: many controls cite the same findings (every channel control
+    /// cites every leaked finding), so equal lists are one allocation.
+    #[serde(default, with = "super::shared_strs")]
+    pub finding_ids: Arc<[Arc<str>]>,
     #[serde(default)]
     pub channels: Vec<Channel>,
     #[serde(default)]
@@ -117,12 +120,17 @@ pub struct ComplianceAssurance {
     pub policy_assertions: Vec<String>,
 }
 
-/// Which frameworks and controls cite one leaked finding id.
+/// Which frameworks and controls cite one leaked finding id. There is a
+/// row per leaked finding id, and rows citing the same controls share their
+/// lists (a long trace has tens of thousands of rows and few distinct lists).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvidenceRow {
-    pub finding_id: String,
-    pub frameworks: Vec<String>,
-    pub controls: Vec<String>,
+    #[serde(with = "super::shared_str")]
+    pub finding_id: Arc<str>,
+    #[serde(with = "super::shared_strs")]
+    pub frameworks: Arc<[Arc<str>]>,
+    #[serde(with = "super::shared_strs")]
+    pub controls: Arc<[Arc<str>]>,
 }
 
 /// A reproducible hash of the run's headline numbers and evidence matrix

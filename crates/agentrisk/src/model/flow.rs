@@ -3,6 +3,8 @@
 
 use super::{Channel, Level};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Who talked to whom: one node per endpoint, one edge per distinct
 /// (source, target, channel).
@@ -49,7 +51,7 @@ pub struct LeakPath {
     /// The first step's value, redacted unless the run kept raw values.
     pub value: String,
     pub level: Level,
-    pub level_label: String,
+    pub level_label: Cow<'static, str>,
     /// The baseline channel the value first appeared on, if it did.
     pub entered_via: Option<Channel>,
     /// The first step.
@@ -57,20 +59,26 @@ pub struct LeakPath {
     pub leak_count: u64,
     #[serde(default)]
     pub channels: Vec<Channel>,
-    #[serde(default)]
-    pub agents: Vec<String>,
+    #[serde(default, with = "super::shared_strs")]
+    pub agents: Vec<Arc<str>>,
     #[serde(default)]
     pub steps: Vec<LeakStep>,
 }
 
+/// One sighting of a secret. A long trace has a step per finding, and
+/// steps repeat a few texts (event ids, node names, kinds, labels), so they
+/// are shared, not copied per step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeakStep {
-    pub event_id: String,
+    #[serde(with = "super::shared_str")]
+    pub event_id: Arc<str>,
     pub channel: Channel,
-    pub source: String,
-    pub target: String,
+    #[serde(with = "super::shared_str")]
+    pub source: Arc<str>,
+    #[serde(with = "super::shared_str")]
+    pub target: Arc<str>,
     /// `source` on a baseline channel, `leak` on a disclosure channel.
-    pub kind: String,
+    pub kind: Cow<'static, str>,
     pub level: Level,
-    pub level_label: String,
+    pub level_label: Cow<'static, str>,
 }

@@ -12,6 +12,40 @@ pub use compliance::*;
 pub use flow::*;
 pub use report::*;
 
+/// Shared strings (`Arc<str>`), written and read as JSON strings: a report
+/// repeats a few texts (event ids, agent names, finding ids) many times.
+pub(crate) mod shared_str {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<S: Serializer>(value: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(value)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        Ok(String::deserialize(d)?.into())
+    }
+}
+
+/// Lists of shared strings (a `Vec` or a shared `Arc<[…]>`), written and
+/// read as JSON arrays of strings.
+pub(crate) mod shared_strs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<S: Serializer>(items: &[Arc<str>], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(items.iter().map(|item| &**item))
+    }
+
+    pub fn deserialize<'de, D, C>(d: D) -> Result<C, D::Error>
+    where
+        D: Deserializer<'de>,
+        C: FromIterator<Arc<str>>,
+    {
+        Ok(Vec::<String>::deserialize(d)?.into_iter().map(Arc::from).collect())
+    }
+}
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

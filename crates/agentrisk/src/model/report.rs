@@ -12,6 +12,8 @@
 use super::{Channel, Compliance, Flow, LeakPath, Level, LevelProfile};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// The document kind every AgentLeak report declares in its `report` key.
 pub const REPORT_KIND: &str = "agentleak";
@@ -179,24 +181,28 @@ pub struct ChannelRisk {
     pub finding_count: u64,
 }
 
+/// One leaked finding. A long trace has tens of thousands: the texts every
+/// finding repeats (the run id, and the detectors' fixed data types,
+/// severities, names, advice and labels) are shared or borrowed, not copied
+/// per finding; a report read from a file owns them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub finding_id: String,
-    #[serde(default)]
-    pub run_id: String,
+    #[serde(default, with = "super::shared_str")]
+    pub run_id: Arc<str>,
     pub event_id: String,
     pub channel: Channel,
-    pub data_type: String,
+    pub data_type: Cow<'static, str>,
     #[serde(default)]
-    pub severity: String,
+    pub severity: Cow<'static, str>,
     pub level: Level,
     #[serde(default)]
     pub confidence: f64,
     pub redacted_value: String,
     #[serde(default)]
-    pub detector: String,
+    pub detector: Cow<'static, str>,
     #[serde(default)]
-    pub recommendation: String,
+    pub recommendation: Cow<'static, str>,
     #[serde(default)]
     pub source: String,
     #[serde(default)]
@@ -205,9 +211,9 @@ pub struct Finding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matched_value: Option<String>,
     #[serde(default)]
-    pub level_label: String,
+    pub level_label: Cow<'static, str>,
     #[serde(default)]
-    pub badge: String,
+    pub badge: Cow<'static, str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

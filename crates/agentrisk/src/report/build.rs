@@ -14,6 +14,8 @@ use crate::score::{
     agentrisk_from_secrets, channel_risks, gate, round_dp, secrets_from_sightings, ScoringConfig, ScoringError,
     Sighting,
 };
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// What the report says about the trace itself.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,12 +40,13 @@ pub struct ReportOptions {
 }
 
 /// Builds the report. `events` are every event of the trace, in order (for
-/// `flow` and `leak_paths`). `evaluate_policy` receives the rounded risk
+/// `flow` and `leak_paths`; taken so that the list goes once those are
+/// built: 5.6 MB for 100 000 events). `evaluate_policy` receives the rounded risk
 /// index and the leaked findings (final order) and returns the
 /// `privacy_policy` block, which feeds the gate.
 pub fn build_report(
     facts: &RunFacts,
-    events: &[FlowEvent<'_>],
+    events: Vec<FlowEvent<'_>>,
     findings: Vec<Finding>,
     options: &ReportOptions,
     evaluate_policy: impl FnOnce(f64, &[&Finding]) -> PrivacyPolicy,
@@ -73,15 +76,17 @@ pub fn build_report(
     let detected_total = findings.len() as u64;
     drop(leaked);
     // Flow and leak paths need every finding, baseline ones too.
-    let (flow, leak_paths) = flow_and_leak_paths(events, &facts.agent_name, &findings, options.redact_values);
+    let (flow, leak_paths) = flow_and_leak_paths(&events, &facts.agent_name, &findings, options.redact_values);
+    drop(events);
     // Last, so the findings' strings move into the report instead of being
     // copied. The others go first, so the two lists are never both at full
     // length, and the report's list is allocated at its exact length.
     let mut findings = findings;
     findings.retain(|f| f.channel.is_disclosure());
     findings.shrink_to_fit();
+    let run_id: Arc<str> = Arc::from(facts.run_id.as_str());
     let report_findings: Vec<ReportFinding> =
-        findings.into_iter().map(|f| report_finding(f, &facts.run_id, options.redact_values)).collect();
+        findings.into_iter().map(|f| report_finding(f, &run_id, options.redact_values)).collect();
 
     let mut report = Report {
         report: REPORT_KIND.to_owned(),
@@ -160,24 +165,24 @@ pub fn build_report(
     Ok(report)
 }
 
-fn report_finding(f: Finding, run_id: &str, redact_values: bool) -> ReportFinding {
+fn report_finding(f: Finding, run_id: &Arc<str>, redact_values: bool) -> ReportFinding {
     ReportFinding {
         redacted_value: f.redacted_value(),
         finding_id: f.finding_id,
-        run_id: run_id.to_owned(),
+        run_id: run_id.clone(),
         event_id: f.event_id.to_owned(),
         channel: f.channel,
-        data_type: f.data_type.into_owned(),
-        severity: f.severity.as_str().to_owned(),
+        data_type: f.data_type,
+        severity: Cow::Borrowed(f.severity.as_str()),
         level: f.level,
         confidence: round_dp(f.confidence, 3),
-        detector: f.detector.into_owned(),
-        recommendation: f.recommendation.into_owned(),
+        detector: f.detector,
+        recommendation: f.recommendation,
         source: f.source.to_owned(),
         target: f.target.to_owned(),
         matched_value: if redact_values { None } else { Some(f.matched_value) },
-        level_label: f.level.label().to_owned(),
-        badge: f.level.badge().to_owned(),
+        level_label: Cow::Borrowed(f.level.label()),
+        badge: Cow::Borrowed(f.level.badge()),
     }
 }
 

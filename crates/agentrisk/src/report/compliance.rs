@@ -18,6 +18,7 @@ use crate::model::{
 };
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// The fields the integrity digest covers, in the order the report lists them.
 const CANONICAL_FIELDS: [&str; 5] = ["evidence_matrix", "generated_at", "privacy_score", "risk_index", "run_id"];
@@ -172,6 +173,8 @@ struct FindingIndex<'r> {
     findings: &'r [Finding],
     /// Distinct finding ids, sorted; findings can share one (spec 2.8).
     ids: Vec<&'r str>,
+    /// The same ids, shared by every list of the section that cites them.
+    shared_ids: Vec<Arc<str>>,
     id_rank: Vec<usize>,
     /// Per id rank: the last finding carrying that id.
     last_with_id: Vec<usize>,
@@ -191,16 +194,48 @@ impl<'r> FindingIndex<'r> {
             (distinct, ranks)
         };
         let (ids, id_rank) = ranked(&|f| f.finding_id.as_str());
-        let (types, type_rank) = ranked(&|f| f.data_type.as_str());
+        let (types, type_rank) = ranked(&|f| &*f.data_type);
         let mut last_with_id = vec![0; ids.len()];
         for (i, &r) in id_rank.iter().enumerate() {
             last_with_id[r] = i;
         }
-        FindingIndex { findings, ids, id_rank, last_with_id, types, type_rank }
+        let shared_ids = ids.iter().map(|&id| Arc::from(id)).collect();
+        FindingIndex { findings, ids, shared_ids, id_rank, last_with_id, types, type_rank }
     }
 
     fn rank_of(&self, id: &str) -> Option<usize> {
         self.ids.binary_search(&id).ok()
+    }
+}
+
+/// A shared list of ids (finding, framework or control ids).
+type IdList = Arc<[Arc<str>]>;
+
+/// The distinct lists of cited finding ids (as id ranks, ascending), each
+/// with its shared list of ids. Most controls of a leaky trace cite the same
+/// findings, so a long trace holds a few lists, not one per control.
+#[derive(Default)]
+struct CitedLists {
+    lists: Vec<(Vec<usize>, IdList)>,
+}
+
+impl CitedLists {
+    /// The index of `ranks` among the lists, adding it if it is new.
+    fn index_of(&mut self, ranks: Vec<usize>, ix: &FindingIndex<'_>) -> usize {
+        if let Some(i) = self.lists.iter().position(|(known, _)| *known == ranks) {
+            return i;
+        }
+        let ids = ranks.iter().map(|&r| ix.shared_ids[r].clone()).collect();
+        self.lists.push((ranks, ids));
+        self.lists.len() - 1
+    }
+
+    fn ranks(&self, list: usize) -> &[usize] {
+        self.lists.get(list).map_or(&[], |(ranks, _)| ranks)
+    }
+
+    fn ids(&self, list: usize) -> IdList {
+        self.lists.get(list).map(|(_, ids)| ids.clone()).unwrap_or_default()
     }
 }
 
@@ -209,7 +244,7 @@ fn channel_slot(channel: Channel) -> usize {
 }
 
 /// Resolves evidence tokens back to the leaked findings they stand for;
-/// also returns the ranks of the cited finding ids (ascending).
+/// also returns which of `lists` holds the cited finding ids.
 ///
 /// A finding is cited when its channel, data type or `L<level>` is a token,
 /// or a cited policy violation lists its id. Reference quirk (pinned by
@@ -217,9 +252,14 @@ fn channel_slot(channel: Channel) -> usize {
 /// the cited set is the directly matching findings *plus*, for every cited
 /// id, the last finding carrying that id — so a token can pull in the data
 /// type and level of an unrelated finding that reuses an id.
-fn details(tokens: &[String], ix: &FindingIndex<'_>, l: &Leaks<'_>) -> (EvidenceDetails, Vec<usize>) {
+fn details(
+    tokens: &[String],
+    ix: &FindingIndex<'_>,
+    l: &Leaks<'_>,
+    lists: &mut CitedLists,
+) -> (EvidenceDetails, usize) {
     if tokens.is_empty() {
-        return (EvidenceDetails::default(), Vec::new());
+        return (EvidenceDetails::default(), lists.index_of(Vec::new(), ix));
     }
     let tokens: HashSet<&str> = tokens.iter().map(String::as_str).collect();
     let rules: BTreeSet<&str> = tokens.iter().filter_map(|t| t.strip_prefix("policy:")).collect();
@@ -252,14 +292,15 @@ fn details(tokens: &[String], ix: &FindingIndex<'_>, l: &Leaks<'_>) -> (Evidence
     }
     let mut channels: Vec<Channel> = Channel::ALL.into_iter().filter(|&c| channel_seen[channel_slot(c)]).collect();
     channels.sort_by_key(|c| c.as_str());
+    let list = lists.index_of(cited, ix);
     let details = EvidenceDetails {
-        finding_ids: cited.iter().map(|&r| ix.ids[r].to_owned()).collect(),
+        finding_ids: lists.ids(list),
         channels,
         data_types: ix.types.iter().zip(&type_seen).filter(|(_, &seen)| seen).map(|(t, _)| (*t).to_owned()).collect(),
         levels: Level::ALL.into_iter().filter(|lv| level_seen[lv.index()]).collect(),
         policy_rules: rules.into_iter().map(str::to_owned).collect(),
     };
-    (details, cited)
+    (details, list)
 }
 
 fn status(row: &ComplianceControlRow, checked: &[String], evidence: &[String]) -> ControlStatus {
@@ -284,7 +325,7 @@ pub fn assess_compliance(report: &Report) -> Compliance {
         None => (&[], &[]),
     };
     let leaks = Leaks {
-        types: findings.iter().map(|f| f.data_type.as_str()).collect(),
+        types: findings.iter().map(|f| &*f.data_type).collect(),
         channels: findings.iter().map(|f| f.channel.as_str()).collect(),
         levels: findings.iter().map(|f| f.level.get()).collect(),
         risk_index: report.risk_index,
@@ -292,8 +333,9 @@ pub fn assess_compliance(report: &Report) -> Compliance {
         violations,
     };
     let index = FindingIndex::new(findings);
-    // Per framework, per control: the ranks of the finding ids it cites.
-    let mut cited: Vec<Vec<Vec<usize>>> = Vec::new();
+    let mut lists = CitedLists::default();
+    // Per framework, per control: which of `lists` it cites.
+    let mut cited: Vec<Vec<usize>> = Vec::new();
 
     let frameworks: Vec<ComplianceFramework> = tables()
         .compliance_frameworks
@@ -305,8 +347,8 @@ pub fn assess_compliance(report: &Report) -> Compliance {
                 .iter()
                 .map(|row| {
                     let evidence = evidence(&row.id, &leaks);
-                    let (evidence_details, ranks) = details(&evidence, &index, &leaks);
-                    cited_here.push(ranks);
+                    let (evidence_details, list) = details(&evidence, &index, &leaks, &mut lists);
+                    cited_here.push(list);
                     ComplianceControl {
                         id: row.id.clone(),
                         name: row.name.clone(),
@@ -366,7 +408,7 @@ pub fn assess_compliance(report: &Report) -> Compliance {
         controls_not_assessed,
         policy_assertions,
     };
-    let evidence_matrix = evidence_matrix(&frameworks, &cited, &index);
+    let evidence_matrix = evidence_matrix(&frameworks, &cited, &lists, &index);
     let digest = integrity_digest(report, &evidence_matrix);
     Compliance {
         summary,
@@ -392,37 +434,77 @@ pub fn assess_compliance(report: &Report) -> Compliance {
 
 /// One row per distinct leaked finding id (sorted), with the sorted
 /// frameworks and controls whose evidence cites it. `cited` holds, per
-/// framework and control, the ranks of the ids it cites.
+/// framework and control, which of `lists` it cites.
 fn evidence_matrix(
     frameworks: &[ComplianceFramework],
-    cited: &[Vec<Vec<usize>>],
+    cited: &[Vec<usize>],
+    lists: &CitedLists,
     ix: &FindingIndex<'_>,
 ) -> Vec<EvidenceRow> {
-    let mut rows: Vec<EvidenceRow> = ix
-        .ids
-        .iter()
-        .map(|id| EvidenceRow { finding_id: (*id).to_owned(), frameworks: Vec::new(), controls: Vec::new() })
-        .collect();
-    // Visiting frameworks and controls in id order keeps every row sorted.
-    let mut by_framework: Vec<usize> = (0..frameworks.len()).collect();
-    by_framework.sort_by_key(|&f| frameworks[f].id.as_str());
-    for &f in &by_framework {
-        for r in cited[f].iter().flatten() {
-            let row = &mut rows[*r];
-            if row.frameworks.last() != Some(&frameworks[f].id) {
-                row.frameworks.push(frameworks[f].id.clone());
-            }
-        }
-    }
+    // Controls in id order; each row notes the positions of the controls
+    // citing it in a bit set (a few words per row, not a list), so reading
+    // the bits in order keeps every row sorted.
     let mut by_control: Vec<(usize, usize)> =
         frameworks.iter().enumerate().flat_map(|(f, fw)| (0..fw.controls.len()).map(move |c| (f, c))).collect();
     by_control.sort_by_key(|&(f, c)| frameworks[f].controls[c].id.as_str());
-    for (f, c) in by_control {
-        for &r in &cited[f][c] {
-            rows[r].controls.push(frameworks[f].controls[c].id.clone());
+    let words = by_control.len().div_ceil(64).max(1);
+    let mut citing: Vec<u64> = vec![0; ix.ids.len() * words];
+    for (position, &(f, c)) in by_control.iter().enumerate() {
+        let list = cited.get(f).and_then(|controls| controls.get(c)).copied().unwrap_or(usize::MAX);
+        for &r in lists.ranks(list) {
+            citing[r * words + position / 64] |= 1 << (position % 64);
         }
     }
+    // Rows citing the same controls share their two lists.
+    let mut shared: HashMap<&[u64], (IdList, IdList)> = HashMap::new();
+    let mut rows = Vec::with_capacity(ix.ids.len());
+    for (r, bits) in citing.chunks_exact(words).enumerate() {
+        let (frameworks, controls) = shared
+            .entry(bits)
+            .or_insert_with(|| {
+                let positions: Vec<usize> =
+                    (0..by_control.len()).filter(|p| bits[p / 64] & (1 << (p % 64)) != 0).collect();
+                let mut ids: Vec<&str> = positions.iter().map(|&p| frameworks[by_control[p].0].id.as_str()).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let controls = positions
+                    .iter()
+                    .map(|&p| {
+                        let (f, c) = by_control[p];
+                        Arc::from(frameworks[f].controls[c].id.as_str())
+                    })
+                    .collect();
+                (ids.into_iter().map(Arc::from).collect(), controls)
+            })
+            .clone();
+        rows.push(EvidenceRow { finding_id: ix.shared_ids[r].clone(), frameworks, controls });
+    }
     rows
+}
+
+/// SHA-256 fed through a bounded buffer: the canonical JSON of a long
+/// trace's evidence matrix is tens of MB, and is never held whole.
+struct DigestWriter {
+    hasher: Sha256,
+    pending: String,
+}
+
+impl DigestWriter {
+    const FLUSH_AT: usize = 1 << 16;
+
+    /// The buffer to append to, emptied into the hasher once it is full.
+    fn out(&mut self) -> &mut String {
+        if self.pending.len() >= Self::FLUSH_AT {
+            self.hasher.update(self.pending.as_bytes());
+            self.pending.clear();
+        }
+        &mut self.pending
+    }
+
+    fn hex_digest(mut self) -> String {
+        self.hasher.update(self.pending.as_bytes());
+        self.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 /// The integrity digest: SHA-256 (hex) of the compact, key-sorted,
@@ -430,30 +512,58 @@ fn evidence_matrix(
 /// risk_index, run_id}` — the form Python's `json.dumps(sort_keys=True,
 /// separators=(",", ":"))` writes, floats in Python `repr`.
 pub fn integrity_digest(report: &Report, matrix: &[EvidenceRow]) -> String {
-    let mut doc = String::from("{\"evidence_matrix\":[");
+    let mut w = DigestWriter { hasher: Sha256::new(), pending: String::with_capacity(2 * DigestWriter::FLUSH_AT) };
+    let mut lists = ListJson::default();
+    w.out().push_str("{\"evidence_matrix\":[");
     for (i, row) in matrix.iter().enumerate() {
+        let (controls, frameworks) = (lists.slot(&row.controls), lists.slot(&row.frameworks));
+        let doc = w.out();
         if i > 0 {
             doc.push(',');
         }
         doc.push_str("{\"controls\":");
-        push_string_list(&mut doc, &row.controls);
+        doc.push_str(&lists.json[controls]);
         doc.push_str(",\"finding_id\":");
-        push_json_string(&mut doc, &row.finding_id);
+        push_json_string(doc, &row.finding_id);
         doc.push_str(",\"frameworks\":");
-        push_string_list(&mut doc, &row.frameworks);
+        doc.push_str(&lists.json[frameworks]);
         doc.push('}');
     }
+    let doc = w.out();
     doc.push_str("],\"generated_at\":");
-    push_json_string(&mut doc, &report.generated_at);
+    push_json_string(doc, &report.generated_at);
     doc.push_str(&format!(",\"privacy_score\":{}", report.privacy_score));
     doc.push_str(&format!(",\"risk_index\":{}", crate::trace::py_float_repr(report.risk_index)));
     doc.push_str(",\"run_id\":");
-    push_json_string(&mut doc, &report.run_id);
+    push_json_string(doc, &report.run_id);
     doc.push('}');
-    Sha256::digest(doc.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    w.hex_digest()
 }
 
-fn push_string_list(out: &mut String, items: &[String]) {
+/// The JSON of the lists of a matrix, each written once: rows share their
+/// lists (see `evidence_matrix`), so a list is known by its address.
+#[derive(Default)]
+struct ListJson {
+    slots: HashMap<*const [Arc<str>], usize>,
+    json: Vec<String>,
+}
+
+impl ListJson {
+    /// The index in `json` of the list's JSON.
+    fn slot(&mut self, list: &IdList) -> usize {
+        let key = Arc::as_ptr(list);
+        if let Some(&slot) = self.slots.get(&key) {
+            return slot;
+        }
+        let mut json = String::new();
+        push_string_list(&mut json, list);
+        self.json.push(json);
+        self.slots.insert(key, self.json.len() - 1);
+        self.json.len() - 1
+    }
+}
+
+fn push_string_list(out: &mut String, items: &[Arc<str>]) {
     out.push('[');
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
@@ -469,6 +579,12 @@ fn push_string_list(out: &mut String, items: &[String]) {
 /// hex, surrogate pairs above U+FFFF), except the short escapes.
 fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
+    // Ids and names are plain ASCII: copied whole.
+    if s.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'"' && b != b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),

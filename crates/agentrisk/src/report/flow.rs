@@ -10,13 +10,13 @@
 //! Everything is a pass over events or findings with hash maps, plus sorts:
 //! near-linear in the size of the trace.
 
-use crate::analyze::Finding;
+use crate::analyze::{Finding, FxMap};
 use crate::detect::tables::tables;
 use crate::model::{Channel, Flow, FlowEdge, FlowNode, LeakPath, LeakStep};
 use crate::pyunicode::strip;
+use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// What the topology needs of one trace event.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,13 +71,13 @@ struct Endpoints<'a> {
     table: &'static RoleTable,
     agent_name: &'a str,
     ends: Vec<(&'a str, &'a str)>,
-    by_id: HashMap<&'a str, usize>,
+    by_id: FxMap<&'a str, usize>,
 }
 
 impl<'a> Endpoints<'a> {
     fn new(events: &[FlowEvent<'a>], agent_name: &'a str) -> Endpoints<'a> {
         let table = role_table();
-        let mut e = Endpoints { table, agent_name, ends: Vec::with_capacity(events.len()), by_id: HashMap::new() };
+        let mut e = Endpoints { table, agent_name, ends: Vec::with_capacity(events.len()), by_id: FxMap::default() };
         for (i, event) in events.iter().enumerate() {
             let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
             let ends = (e.node_id(event.source, source_role), e.node_id(event.target, target_role));
@@ -139,9 +139,9 @@ pub fn flow_and_leak_paths(
 fn topology<'a>(events: &[FlowEvent<'a>], endpoints: &Endpoints<'a>, findings: &'a [Finding]) -> Flow {
     let table = endpoints.table;
     // Node → strongest role played.
-    let mut kinds: HashMap<&str, usize> = HashMap::new();
+    let mut kinds: FxMap<&str, usize> = FxMap::default();
     // (source, target, channel) → edge index, edges in first-appearance order.
-    let mut edge_index: HashMap<(&str, &str, Channel), usize> = HashMap::new();
+    let mut edge_index: FxMap<(&str, &str, Channel), usize> = FxMap::default();
     let mut edges: Vec<(&str, &str, Channel, u64, u8)> = Vec::new();
     for (event, &(source, target)) in events.iter().zip(&endpoints.ends) {
         let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
@@ -189,9 +189,30 @@ fn topology<'a>(events: &[FlowEvent<'a>], endpoints: &Endpoints<'a>, findings: &
     Flow { nodes, edges }
 }
 
+/// Shared copies of the texts leak-path steps repeat: node names and the
+/// ids of the events that have findings, each made once.
+struct StepTexts<'a> {
+    nodes: FxMap<&'a str, Arc<str>>,
+    event_ids: FxMap<usize, Arc<str>>,
+}
+
+impl<'a> StepTexts<'a> {
+    fn node(&mut self, name: &'a str) -> Arc<str> {
+        self.nodes.entry(name).or_insert_with(|| Arc::from(name)).clone()
+    }
+
+    /// The id of the finding's event (`position` from [`Endpoints::of`]).
+    fn event_id(&mut self, position: usize, finding: &Finding) -> Arc<str> {
+        if position == usize::MAX {
+            return Arc::from(finding.event_id);
+        }
+        self.event_ids.entry(position).or_insert_with(|| Arc::from(finding.event_id)).clone()
+    }
+}
+
 fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_values: bool) -> Vec<LeakPath> {
     let table = endpoints.table;
-    let mut group_index: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut group_index: FxMap<(&str, &str), usize> = FxMap::default();
     let mut groups: Vec<Vec<&Finding>> = Vec::new();
     for f in findings {
         let i = *group_index.entry((f.data_type.as_ref(), f.matched_value.as_str())).or_insert_with(|| {
@@ -202,7 +223,10 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
     }
     drop(group_index);
 
-    let mut paths: Vec<LeakPath> = Vec::new();
+    let mut texts = StepTexts { nodes: FxMap::default(), event_ids: FxMap::default() };
+    // Sized exactly: a long trace has tens of thousands of paths.
+    let leaking = groups.iter().filter(|g| g.iter().any(|f| f.channel.is_disclosure())).count();
+    let mut paths: Vec<LeakPath> = Vec::with_capacity(leaking);
     for group in groups {
         if !group.iter().any(|f| f.channel.is_disclosure()) {
             continue;
@@ -217,14 +241,14 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
         placed.sort_by_key(|&(position, _, _)| position);
         let steps: Vec<LeakStep> = placed
             .iter()
-            .map(|&(_, (source, target), f)| LeakStep {
-                event_id: f.event_id.to_owned(),
+            .map(|&(position, (source, target), f)| LeakStep {
+                event_id: texts.event_id(position, f),
                 channel: f.channel,
-                source: source.to_owned(),
-                target: target.to_owned(),
-                kind: if f.channel.is_baseline() { "source" } else { "leak" }.to_owned(),
+                source: texts.node(source),
+                target: texts.node(target),
+                kind: Cow::Borrowed(if f.channel.is_baseline() { "source" } else { "leak" }),
                 level: f.level,
-                level_label: f.level.label().to_owned(),
+                level_label: Cow::Borrowed(f.level.label()),
             })
             .collect();
         let leaks: Vec<&(usize, (&str, &str), &Finding)> =
@@ -235,12 +259,12 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
         channels.dedup();
         // Steps whose channel has the agent as its source role (every
         // disclosure channel, as the tables stand).
-        let mut agents: Vec<String> = leaks
+        let mut agents: Vec<&str> = leaks
             .iter()
             .filter(|(_, _, f)| table.by_channel[channel_index(f.channel)].0 == table.agent)
-            .map(|&&(_, (source, _), _)| source.to_owned())
+            .map(|&&(_, (source, _), _)| source)
             .collect();
-        agents.sort();
+        agents.sort_unstable();
         agents.dedup();
         let first = placed[0].2;
         let origin = steps[0].clone();
@@ -248,12 +272,12 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
             data_type: first.data_type.to_string(),
             value: if redact_values { first.redacted_value() } else { first.matched_value.clone() },
             level,
-            level_label: level.label().to_owned(),
+            level_label: Cow::Borrowed(level.label()),
             entered_via: first.channel.is_baseline().then_some(first.channel),
             origin,
             leak_count: leaks.len() as u64,
             channels,
-            agents,
+            agents: agents.into_iter().map(|a| texts.node(a)).collect(),
             steps,
         });
     }
@@ -355,11 +379,8 @@ mod tests {
         let (_, paths) = flow_and_leak_paths(&events, "bot", &findings, false);
         assert_eq!(paths.len(), 1);
         let p = &paths[0];
-        let steps: Vec<(&str, &str, &str, &str)> = p
-            .steps
-            .iter()
-            .map(|s| (s.event_id.as_str(), s.source.as_str(), s.target.as_str(), s.kind.as_str()))
-            .collect();
+        let steps: Vec<(&str, &str, &str, &str)> =
+            p.steps.iter().map(|s| (&*s.event_id, &*s.source, &*s.target, &*s.kind)).collect();
         assert_eq!(
             steps,
             vec![
@@ -371,7 +392,7 @@ mod tests {
         );
         assert_eq!((p.value.as_str(), p.entered_via, p.leak_count), ("a@b.cd", Some(Channel::ToolResponse), 3));
         assert_eq!(p.channels, vec![Channel::FinalOutput, Channel::Log]);
-        assert_eq!(p.agents, vec!["agent", "bot"]);
+        assert_eq!(p.agents, vec![Arc::from("agent"), Arc::from("bot")]);
         assert_eq!(p.origin, p.steps[0]);
     }
 }

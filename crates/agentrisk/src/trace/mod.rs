@@ -145,13 +145,13 @@ pub fn parse_trace_with_progress(bytes: &[u8], progress: &dyn Fn(f64)) -> Result
         }
     };
 
-    let run_id = string_field(&mut top, "run_id", "run", "run_id")?;
-    let agent_name = string_field(&mut top, "agent_name", "unknown_agent", "agent_name")?;
+    let run_id = string_field(&mut top, "run_id", "run", || "run_id".to_owned())?;
+    let agent_name = string_field(&mut top, "agent_name", "unknown_agent", || "agent_name".to_owned())?;
     let scenario_id = match take_field(&mut top, "scenario_id") {
         None | Some(PyValue::Null) => None,
         Some(value) => Some(into_string(value).map_err(|other| wrong_type("scenario_id", "a string or null", &other))?),
     };
-    let subject = string_field(&mut top, "subject", "", "subject")?;
+    let subject = string_field(&mut top, "subject", "", || "subject".to_owned())?;
     let task_success = match take_field(&mut top, "task_success") {
         None => None,
         Some(value) => lax::lax_bool(&value)
@@ -307,8 +307,9 @@ fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>) -> Result
             None => return Err(TraceError::UnknownChannel { place: place("channel"), found: describe(&value) }),
         },
     };
-    let source = string_field(&mut fields, "source", "unknown", &place("source"))?;
-    let target = string_field(&mut fields, "target", "unknown", &place("target"))?;
+    // Places are formatted only for an error (not twice per event).
+    let source = string_field(&mut fields, "source", "unknown", || place("source"))?;
+    let target = string_field(&mut fields, "target", "unknown", || place("target"))?;
     let content = match take_field(&mut fields, "content") {
         None => PyValue::Str(String::new()),
         Some(value @ (PyValue::Str(_) | PyValue::Array(_) | PyValue::Object(_))) => value,
@@ -339,10 +340,15 @@ fn take_field(fields: &mut [(String, PyValue)], key: &str) -> Option<PyValue> {
 
 /// A string field with a default; present values must be strings (pydantic
 /// does not coerce numbers or null to text).
-fn string_field(fields: &mut [(String, PyValue)], key: &str, default: &str, place: &str) -> Result<String, TraceError> {
+fn string_field(
+    fields: &mut [(String, PyValue)],
+    key: &str,
+    default: &str,
+    place: impl FnOnce() -> String,
+) -> Result<String, TraceError> {
     match take_field(fields, key) {
         None => Ok(default.to_owned()),
-        Some(value) => into_string(value).map_err(|other| wrong_type(place, "a string", &other)),
+        Some(value) => into_string(value).map_err(|other| wrong_type(&place(), "a string", &other)),
     }
 }
 
