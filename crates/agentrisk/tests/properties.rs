@@ -453,7 +453,7 @@ fn every_piece_is_detected_as_its_data_type() {
             }],
         };
         let report = analyse(&trace.to_json(), &AnalysisConfig::default());
-        let types: Vec<&str> = report.findings.iter().map(|f| f.data_type.as_str()).collect();
+        let types: Vec<&str> = report.findings.iter().map(|f| &*f.data_type).collect();
         assert!(types.contains(&data_type), "{} gave {types:?}", piece.text());
         assert_eq!(report.summary.leaked_secrets, 1, "{} gave {types:?}", piece.text());
     }
