@@ -15,6 +15,51 @@ const NODE_H: f64 = 34.0;
 const GAP: f64 = 22.0;
 const TOP: f64 = 30.0;
 
+/// An edge label's line height and the width of one of its characters
+/// (10 px text), for keeping labels apart.
+const LABEL_H: f64 = 12.0;
+const CHAR_W: f64 = 5.6;
+
+/// The box an edge label covers: left, right, top and bottom.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LabelBox(f64, f64, f64, f64);
+
+impl LabelBox {
+    /// The box of `text` drawn at (`x`, `y`, the baseline) with SVG's `anchor`.
+    fn new(x: f64, y: f64, anchor: &str, text: &str) -> LabelBox {
+        let width = text.chars().count() as f64 * CHAR_W;
+        let left = match anchor {
+            "end" => x - width,
+            "middle" => x - width / 2.0,
+            _ => x,
+        };
+        LabelBox(left, left + width, y - LABEL_H + 2.0, y + 2.0)
+    }
+
+    fn overlaps(&self, other: &LabelBox) -> bool {
+        self.0 < other.1 && other.0 < self.1 && self.2 < other.3 && other.2 < self.3
+    }
+
+    fn down(self) -> LabelBox {
+        LabelBox(self.0, self.1, self.2 + LABEL_H, self.3 + LABEL_H)
+    }
+}
+
+/// Moves `label` down a line at a time until it covers none of `placed`,
+/// keeps it, and returns its baseline.
+fn clear_of(placed: &mut Vec<LabelBox>, mut label: LabelBox) -> f64 {
+    // Bounded: each step clears at least one line, so this many steps
+    // clear every label placed so far.
+    for _ in 0..=placed.len() {
+        if !placed.iter().any(|p| p.overlaps(&label)) {
+            break;
+        }
+        label = label.down();
+    }
+    placed.push(label);
+    label.3 - 2.0
+}
+
 /// A node's box: its lane and its place in the lane.
 fn node_box(lane: u8, row: usize) -> (f64, f64) {
     (LANE_X[usize::from(lane.min(2))], TOP + row as f64 * (NODE_H + GAP))
@@ -41,11 +86,14 @@ pub fn flow_view(props: &FlowProps) -> Html {
         })
         .collect();
     let place = |id: &str| places.iter().find(|(n, ..)| n == id).map(|(_, x, y, _)| (*x, *y));
-    let height = TOP + rows.iter().max().copied().unwrap_or(1) as f64 * (NODE_H + GAP) + 20.0;
+    // Room below the last row for labels moved down to stay clear.
+    let height = TOP + rows.iter().max().copied().unwrap_or(1) as f64 * (NODE_H + GAP) + 20.0 + LABEL_H * 2.0;
     let width = LANE_X[2] + NODE_W + 20.0;
 
-    // Edges between the same two nodes are fanned out so their labels do not overlap.
+    // Edges between the same two nodes are fanned out, and a label that
+    // would cover one already placed moves down a line until it is clear.
     let mut seen: Vec<(String, String)> = Vec::new();
+    let mut labels: Vec<LabelBox> = Vec::new();
     let edges = flow.edges.iter().filter_map(|e| {
         let ((sx, sy), (tx, ty)) = (place(&e.source)?, place(&e.target)?);
         let pair = (e.source.clone(), e.target.clone());
@@ -67,6 +115,7 @@ pub fn flow_view(props: &FlowProps) -> Html {
         } else {
             e.channel.as_str().to_owned()
         };
+        let my = clear_of(&mut labels, LabelBox::new(mx, my, anchor, &label));
         let title = format!(
             "{} → {} on {}: {} events{}",
             e.source,
@@ -108,8 +157,9 @@ pub fn flow_view(props: &FlowProps) -> Html {
                     <text class="lane-title" x={LANE_X[0].to_string()} y="16">{ "inputs and tools" }</text>
                     <text class="lane-title" x={LANE_X[1].to_string()} y="16">{ "agents" }</text>
                     <text class="lane-title" x={LANE_X[2].to_string()} y="16">{ "sinks" }</text>
-                    { for edges }
+                    // Edges after nodes, so no box hides a label.
                     { for nodes }
+                    { for edges }
                 </svg>
             </div>
             <table class="flow-table" id="flow-table">
@@ -156,5 +206,22 @@ fn shorten(id: &str) -> String {
         format!("{}…", id.chars().take(21).collect::<String>())
     } else {
         id.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_that_would_cover_another_moves_down_until_clear() {
+        let mut placed = Vec::new();
+        assert_eq!(clear_of(&mut placed, LabelBox::new(100.0, 50.0, "end", "tool_response")), 50.0);
+        // Same place, overlapping: one line down.
+        assert_eq!(clear_of(&mut placed, LabelBox::new(90.0, 52.0, "end", "user_input")), 64.0);
+        // A third one goes below both (the second sat two pixels lower).
+        assert_eq!(clear_of(&mut placed, LabelBox::new(80.0, 50.0, "middle", "log")), 86.0);
+        // Elsewhere, untouched.
+        assert_eq!(clear_of(&mut placed, LabelBox::new(400.0, 50.0, "start", "log")), 50.0);
     }
 }

@@ -530,6 +530,8 @@ test("the run view's findings filter, search, sort and export exactly the rows s
   assert.ok(["light", "dark"].includes(theme));
   await page.keyboard.press("t");
   assert.notEqual(await page.$eval("html", (h) => h.dataset.theme), theme);
+  // The choice is kept for the next visit; later tests follow the system again.
+  await page.evaluate(() => localStorage.removeItem("agentrisk-theme"));
 
   assertOnlyOwnRequests(requests);
   assert.deepEqual(errors, []);
