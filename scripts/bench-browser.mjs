@@ -12,7 +12,7 @@
 // and 100 MB traces and runs this.
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,16 +40,27 @@ function rendererRss() {
   return total;
 }
 
-/** The CLI's report for `file`: the numbers the browser must show. */
+/** The CLI's numbers for `file` (RI, score, verdict, blocked): what the
+ * browser must show. The report is written to a file and read back by
+ * `agentrisk score --json`, as a large trace's report is too big for one
+ * JavaScript string. */
 function cliReport(file) {
   const cli = join(root, "target", "release", "agentrisk");
-  try {
-    // Exit 1 means "blocked", which is a result, not a failure.
-    return JSON.parse(execFileSync(cli, ["run", "-q", "-t", file, "-o", "-"], { maxBuffer: 1 << 30 }).toString());
-  } catch (e) {
-    if (e.status === 1) return JSON.parse(e.stdout.toString());
-    throw e;
-  }
+  const out = mkdtempSync(join(tmpdir(), "agentrisk-bench-report-"));
+  // Exit 1 means "blocked", which is a result, not a failure.
+  const run = (args) => {
+    try {
+      return execFileSync(cli, args, { maxBuffer: 1 << 26 }).toString();
+    } catch (e) {
+      if (e.status === 1) return e.stdout.toString();
+      throw e;
+    }
+  };
+  run(["run", "-q", "-t", file, "-o", out]);
+  const [written] = readdirSync(out);
+  const [record] = JSON.parse(run(["score", "--json", join(out, written)]));
+  rmSync(out, { recursive: true });
+  return record;
 }
 
 const site = await serve(join(root, "dist"));

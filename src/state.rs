@@ -45,6 +45,14 @@ impl Run {
         }
     }
 
+    /// How many findings each compliance control cites (by control id).
+    pub fn control_findings(&self) -> &std::collections::BTreeMap<String, usize> {
+        match self {
+            Run::Report(loaded) => &loaded.control_findings,
+            Run::Trace(trace) => &trace.control_findings,
+        }
+    }
+
     /// The run's key numbers for the batch.
     pub fn facts(&self) -> &RunFacts {
         match self {

@@ -3,11 +3,15 @@
 //! and a plain statement that this is no legal advice.
 
 use agentrisk::model::{Compliance, ControlStatus, FrameworkStatus};
+use std::collections::BTreeMap;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ComplianceProps {
+    /// Without its evidence lists (the page gets counts instead).
     pub compliance: Compliance,
+    /// How many findings each control cites (by control id).
+    pub control_findings: BTreeMap<String, usize>,
 }
 
 fn control_status(status: ControlStatus) -> &'static str {
@@ -58,7 +62,7 @@ pub fn compliance_view(props: &ComplianceProps) -> Html {
                         <tr data-control={k.id.clone()}>
                             <td>{ &f.name }</td><td>{ format!("{} — {}", k.id, k.name) }</td><td>{ control_status(k.status) }</td>
                             <td>{ &k.rationale }</td>
-                            <td>{ format!("{} findings · {}", k.evidence_details.finding_ids.len(), k.evidence.join(", ")) }</td>
+                            <td>{ format!("{} findings · {}", props.control_findings.get(&k.id).copied().unwrap_or(0), k.evidence.join(", ")) }</td>
                         </tr>
                     }) }</tbody>
                 </table>

@@ -195,7 +195,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 <FlowView flow={flow.clone()} leak_paths={r.leak_paths.clone().unwrap_or_default()} />
             }
             if let Some(compliance) = &r.compliance {
-                <ComplianceView compliance={compliance.clone()} />
+                <ComplianceView compliance={compliance.clone()} control_findings={props.run.control_findings().clone()} />
             }
             // Last: a trace can have thousands of events.
             if let Run::Trace(trace) = &props.run {
