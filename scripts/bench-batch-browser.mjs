@@ -7,11 +7,11 @@
 //   node scripts/bench-batch-browser.mjs [N ...]     (default: 100 1000 5000)
 //
 // Run after `trunk build --release` (or `bash scripts/serve.sh`).
-import { chromium } from "playwright-core";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { launchChromium, rendererRss } from "../tests/e2e/chromium.mjs";
 import { serve } from "../tests/e2e/serve.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -20,28 +20,8 @@ const examples = readdirSync(cases).filter((n) => /^ex_.*_trace$/.test(n)).sort(
   .map((n) => JSON.parse(readFileSync(join(cases, n, "trace.json"), "utf8")));
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 
-function rendererMb() {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("--type=renderer")) continue;
-      const line = readFileSync(`/proc/${pid}/status`, "latin1").split("\n").find((l) => l.startsWith("VmRSS:"));
-      total += Number(line.split(/\s+/)[1]) / 1024;
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return Math.round(total);
-}
-
 const site = await serve(join(root, "dist"));
-const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "agentrisk-batch-bench-")), {
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic"],
-});
+const context = await launchChromium("agentrisk-batch-bench-");
 console.log("| runs | files MB | all rows shown | Batch tab drawn | longest main-thread task | renderer MB |");
 console.log("|---:|---:|---:|---:|---:|---:|");
 for (const n of sizes.length ? sizes : [100, 1000, 5000]) {
@@ -75,7 +55,7 @@ for (const n of sizes.length ? sizes : [100, 1000, 5000]) {
   await page.waitForSelector("#heat-run", { timeout: 600_000 });
   const batch = (Date.now() - batchStarted) / 1000;
   const longest = await page.evaluate(() => window.__longest);
-  console.log(`| ${n} | ${(bytes / 1e6).toFixed(1)} | ${rows.toFixed(1)} s | ${batch.toFixed(1)} s | ${Math.round(longest)} ms | ${rendererMb()} |`);
+  console.log(`| ${n} | ${(bytes / 1e6).toFixed(1)} | ${rows.toFixed(1)} s | ${batch.toFixed(1)} s | ${Math.round(longest)} ms | ${Math.round(rendererRss() / 1e6)} |`);
   await page.close();
 }
 await context.close();

@@ -10,12 +10,12 @@
 //
 // `bash scripts/bench-browser.sh` builds everything, generates the 1, 21
 // and 100 MB traces and runs this.
-import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { launchChromium, rendererRss } from "../tests/e2e/chromium.mjs";
 import { serve } from "../tests/e2e/serve.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -23,21 +23,6 @@ const files = process.argv.slice(2);
 if (files.length === 0) {
   console.error("usage: node scripts/bench-browser.mjs FILE.json...");
   process.exit(2);
-}
-
-/** Resident memory (bytes) of Chromium's renderer processes, summed. */
-function rendererRss() {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("--type=renderer")) continue;
-      const line = readFileSync(`/proc/${pid}/status`, "latin1").split("\n").find((l) => l.startsWith("VmRSS:"));
-      total += Number(line.split(/\s+/)[1]) * 1024;
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return total;
 }
 
 /** The CLI's numbers for `file` (RI, score, verdict, blocked): what the
@@ -64,13 +49,7 @@ function cliReport(file) {
 }
 
 const site = await serve(join(root, "dist"));
-const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "agentrisk-bench-")), {
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ["--no-sandbox", "--disable-gpu", "--enable-precise-memory-info", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run"],
-});
+const context = await launchChromium("agentrisk-bench-", ["--enable-precise-memory-info"]);
 
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
 console.log(["file", "MB", "verdict s", "MB/s", "longest task ms", "JS heap MB", "renderer MB (+ over idle)", "same as CLI"]

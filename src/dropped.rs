@@ -3,6 +3,7 @@
 //! path within the dropped folder, as **Open folder** does, so the batch can
 //! group runs by folder either way.
 
+use crate::js_text;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -71,12 +72,4 @@ async fn children(directory: &FileSystemDirectoryEntry) -> Result<Vec<FileSystem
 async fn file(entry: &FileSystemFileEntry) -> Result<File, JsValue> {
     let file = Promise::new(&mut |resolve, reject| entry.file_with_callback_and_callback(&resolve, &reject));
     Ok(JsFuture::from(file).await?.unchecked_into())
-}
-
-fn js_text(value: &JsValue) -> String {
-    value
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| value.as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
 }

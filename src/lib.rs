@@ -56,6 +56,17 @@ pub fn show_internal_error(message: &str) {
     let _ = body.prepend_with_node_1(&banner);
 }
 
+/// What a JavaScript error or rejection says: an `Error`'s message, a
+/// thrown string, or else the value as the console would show it.
+pub fn js_text(value: &wasm_bindgen::JsValue) -> String {
+    use wasm_bindgen::JsCast;
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}
+
 /// `sw.js` beside the page (so any sub-path works); where service workers
 /// are not available (a `file:` page, an old browser) the site still works
 /// online.

@@ -2,6 +2,7 @@
 //! runs the core, and posts back finished results. Everything that touches
 //! file contents happens here, off the page's main thread.
 
+use crate::js_text;
 use crate::protocol::{
     analyze_bytes_observed, size_refusal, FileResult, FromWorker, Phase, Progress, PROGRESS_FROM_BYTES,
 };
@@ -186,12 +187,4 @@ fn post(scope: &DedicatedWorkerGlobalScope, message: &FromWorker) {
         }
         Err(e) => web_sys::console::error_1(&format!("worker: cannot encode a result: {e}").into()),
     }
-}
-
-fn js_text(value: &JsValue) -> String {
-    value
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| value.as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { dropFiles, launchChromium } from "./chromium.mjs";
 import { serve } from "./serve.mjs";
 import { cases as malformed, configTrace, writeCases } from "../malformed/cases.mjs";
 
@@ -20,13 +20,7 @@ const traceOf = (name) => readFileSync(join(cases, name, "trace.json"), "utf8");
 let site, context;
 before(async () => {
   site = await serve(dist);
-  context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "agentrisk-hardening-")), {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-      "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
+  context = await launchChromium("agentrisk-hardening-");
 });
 after(async () => {
   await context?.close();
@@ -42,15 +36,6 @@ async function openViewer() {
   await page.goto(site.url);
   await page.waitForSelector("#dropzone[data-worker=ready]");
   return { page, requests, dialogs };
-}
-
-async function dropFiles(page, files) {
-  const dataTransfer = await page.evaluateHandle((files) => {
-    const dt = new DataTransfer();
-    for (const { name, text } of files) dt.items.add(new File([text], name, { type: "application/json" }));
-    return dt;
-  }, files);
-  await page.dispatchEvent("#dropzone", "drop", { dataTransfer });
 }
 
 const loadedRows = (page) => page.$$eval("tr.run-row", (rows) => rows.map((r) => ({ ...r.dataset })));

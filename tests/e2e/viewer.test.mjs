@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { dropFiles, launchChromium } from "./chromium.mjs";
 import { serve } from "./serve.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -24,13 +24,7 @@ const exampleCases = readdirSync(cases).filter((n) => /^ex_.*_trace$/.test(n)).s
 let site, context;
 before(async () => {
   site = await serve(dist);
-  context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "agentrisk-e2e-")), {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-      "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
+  context = await launchChromium("agentrisk-e2e-");
 });
 after(async () => {
   await context?.close();
@@ -49,16 +43,6 @@ async function openViewer() {
   await page.goto(site.url);
   await page.waitForSelector("#load-example");
   return { page, requests, errors };
-}
-
-/** Drops files on the page the way a browser does: a DataTransfer on a drop event. */
-async function dropFiles(page, files) {
-  const dataTransfer = await page.evaluateHandle((files) => {
-    const dt = new DataTransfer();
-    for (const { name, text } of files) dt.items.add(new File([text], name, { type: "application/json" }));
-    return dt;
-  }, files);
-  await page.dispatchEvent("#dropzone", "drop", { dataTransfer });
 }
 
 async function runRows(page) {
