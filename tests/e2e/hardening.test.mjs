@@ -186,20 +186,29 @@ test("a worker that dies or panics is replaced: the file it had fails, every oth
   await waitForRows(page, 2);
   const first = await loadedRows(page);
   assert.equal(first.length, 2);
-  const analysisWorker = () => page.workers().find((w) => w.url().includes("worker"));
+  // The one live analysis worker: a replaced one stays listed until its
+  // close event, so wait until only one is left.
+  const analysisWorker = async () => {
+    for (let tries = 0; tries < 200; tries++) {
+      const live = page.workers().filter((w) => w.url().includes("worker"));
+      if (live.length === 1) return live[0];
+      await page.waitForTimeout(50);
+    }
+    throw new Error("no single analysis worker");
+  };
 
   // An uncaught error kills the worker: nothing was in flight, so nothing fails.
-  const dead = analysisWorker();
+  const dead = await analysisWorker();
   await dead.evaluate(() => setTimeout(() => { throw new Error("simulated crash"); }, 0));
   await page.waitForFunction(() => document.querySelector("#dropzone")?.dataset.worker === "ready"
     && document.querySelectorAll("tr.run-row").length === 2, null, { timeout: 30_000 });
-  assert.notEqual(analysisWorker(), dead, "a new worker runs");
+  assert.notEqual(await analysisWorker(), dead, "a new worker runs");
   assert.deepEqual(await loadedRows(page), first, "the loaded files keep their results");
 
   // A panic report names the file being analysed: that file fails, the rest stay.
   await dropFiles(page, [{ name: "c.json", text: traceOf("ex_finance_trace") }]);
   await waitForRows(page, 3);
-  await analysisWorker().evaluate(() => postMessage(JSON.stringify({ kind: "crashed", id: 3, message: "simulated panic" })));
+  await (await analysisWorker()).evaluate(() => postMessage(JSON.stringify({ kind: "crashed", id: 3, message: "simulated panic" })));
   await page.waitForSelector(`tr.error-row[data-file="c.json"]`);
   assert.match(await page.textContent(`tr.error-row[data-file="c.json"]`), /the analysis worker failed: simulated panic/);
   await page.waitForFunction(() => document.querySelector("#dropzone")?.dataset.worker === "ready");
