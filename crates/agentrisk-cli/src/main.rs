@@ -7,6 +7,8 @@
 mod batch;
 mod run;
 
+use agentrisk::config::{config_from_bytes, AnalysisConfig};
+use agentrisk::report::report_what_if;
 use agentrisk::{load_report, rescore_report, ScoreRecord, ScoringConfig};
 use std::process::ExitCode;
 
@@ -15,7 +17,7 @@ usage: agentrisk run -t TRACE [-t TRACE ...] [-c CONFIG] [-o DIR|-] [-f json] [-
                      [--canaries FILE] [-q]
        agentrisk batch FILE_OR_DIR... [--confidence 0.95] [--continuity-correction]
                        [--group-by agent|scenario|folder] [--json|--scorecard OUT.json] [-c CONFIG]
-       agentrisk score [--json] [--fail-below N] [--no-block-on-critical] REPORT.json...
+       agentrisk score [--json] [--fail-below N] [--no-block-on-critical] [-c CONFIG] REPORT.json...
 
 run: analyses AgentLeak traces exactly as `agentleak run` (fast tier) does and
 writes one report per trace to DIR/<run_id>.json (default ./agentleak-reports;
@@ -46,17 +48,24 @@ numbers agree with our recomputation (consistent / inconsistent).
   --json                   print a JSON array of records instead
   --fail-below N           gate threshold the runs were scored with (default 40)
   --no-block-on-critical   the runs were scored with block_on_critical: false
+  -c CONFIG                what if: print the numbers each run would have had
+                           with this agentleak.yaml's weights, vault and gate
+                           (the same as analysing its trace with it). Its
+                           detector, level-override and policy settings
+                           cannot change a stored report and are named.
 
 Exit status: 0 none blocked, 1 some blocked, 2 a file could not be read or parsed.";
 
 struct ScoreArgs {
     json: bool,
     config: ScoringConfig,
+    /// `-c`: the path and the what-if config.
+    what_if: Option<(String, AnalysisConfig)>,
     files: Vec<String>,
 }
 
 fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
-    let mut out = ScoreArgs { json: false, config: ScoringConfig::default(), files: Vec::new() };
+    let mut out = ScoreArgs { json: false, config: ScoringConfig::default(), what_if: None, files: Vec::new() };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
@@ -66,6 +75,13 @@ fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
                 let value = iter.next().ok_or("--fail-below needs a number")?;
                 out.config.fail_below =
                     value.parse().map_err(|_| format!("--fail-below needs an integer, got {value:?}"))?;
+            }
+            "-c" | "--config" => {
+                let path = iter.next().ok_or("-c needs a config file")?;
+                let config = std::fs::read(path)
+                    .map_err(|e| format!("{path}: cannot read: {e}"))
+                    .and_then(|bytes| config_from_bytes(&bytes).map_err(|e| format!("{path}: {e}")))?;
+                out.what_if = Some((path.clone(), config));
             }
             "--" => out.files.extend(iter.by_ref().cloned()),
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
@@ -121,9 +137,20 @@ fn score(args: &ScoreArgs) -> ExitCode {
         match loaded {
             Ok(report) => {
                 let rescore = rescore_report(&report, &args.config);
+                let (report, notes) = match &args.what_if {
+                    None => (report, Vec::new()),
+                    Some((path, config)) => match report_what_if(&report, config) {
+                        Ok(what_if) => (what_if.report, what_if.notes),
+                        Err(e) => {
+                            eprintln!("agentrisk: {path}: {e} (for the report {file})");
+                            unreadable = true;
+                            continue;
+                        }
+                    },
+                };
                 let record = ScoreRecord::new(file, &report, &rescore);
                 if !args.json {
-                    print_text(&record, &rescore);
+                    print_text(&record, &rescore, &notes);
                 }
                 records.push(record);
             }
@@ -151,7 +178,7 @@ fn score(args: &ScoreArgs) -> ExitCode {
     }
 }
 
-fn print_text(record: &ScoreRecord, rescore: &agentrisk::Rescore) {
+fn print_text(record: &ScoreRecord, rescore: &agentrisk::Rescore, notes: &[String]) {
     println!(
         "{}: run {} · RI {:.4} · privacy score {} · {} · {} · {}",
         record.file,
@@ -164,5 +191,8 @@ fn print_text(record: &ScoreRecord, rescore: &agentrisk::Rescore) {
     );
     for m in &rescore.mismatches {
         println!("    {}: stored {}, recomputed {}", m.field, m.stored, m.recomputed);
+    }
+    for note in notes {
+        println!("    note: {note}");
     }
 }

@@ -102,3 +102,44 @@ fn usage_errors_exit_two() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).starts_with("agentrisk: --fail-below needs an integer, got \"x\""));
 }
+
+fn corpus_config(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/conformance/configs")
+        .join(format!("{name}.yaml"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn score_with_a_config_prints_what_the_reference_gives_the_trace_with_it() {
+    // ex_healthcare_trace, analysed by the reference with weights 1, 3, 9, 27:
+    // RI 0.4462, privacy score 55 (report.weights_1_3_9_27.json).
+    let report = case("ex_healthcare_trace");
+    let weights = corpus_config("weights_1_3_9_27");
+    let o = agentrisk(&["score", "--json", "-c", &weights, &report]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let records: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON output");
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(report.replace("report.default.json", "report.weights_1_3_9_27.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(records[0]["risk_index"], stored["risk_index"]);
+    assert_eq!(records[0]["privacy_score"], stored["privacy_score"]);
+    assert_eq!(records[0]["verdict"], stored["verdict"]);
+    assert_ne!(records[0]["privacy_score"], 56, "the weights changed the score");
+
+    // What a report cannot change is named under its line.
+    let o = agentrisk(&["score", "-c", &corpus_config("level_overrides"), &report]);
+    assert!(stdout(&o).contains("    note: Level overrides cannot change a report"), "{}", stdout(&o));
+
+    // An explicit vault too small for what leaked is refused, naming the config.
+    let undersized = corpus_config("vault_undersized");
+    let o = agentrisk(&["score", "-c", &undersized, &report]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with(&format!("agentrisk: {undersized}: vault: explicit vault is undersized")),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -6,6 +6,8 @@
 //! ρ_S and policy result — recomputes every headline number with `score`,
 //! and lists each stored number that disagrees ("inconsistent report").
 //! Stored numbers are never changed: callers show them, plus the flag.
+//! [`report_what_if`] gives a report the numbers other scoring settings
+//! (weights, vault, gate) would have given its run.
 
 mod build;
 pub mod compliance;
@@ -14,6 +16,7 @@ mod load;
 mod plain;
 pub mod policy;
 mod rescore;
+mod whatif;
 
 pub use build::{build_report, ReportOptions, RunFacts};
 pub use compliance::assess_compliance;
@@ -21,6 +24,7 @@ pub use flow::{flow_and_leak_paths, FlowEvent};
 pub use load::{load_report, LoadError};
 pub use plain::{channel_phrase, markdown_run, plain_summary};
 pub use rescore::{rescore_report, Mismatch, Recomputed, Rescore};
+pub use whatif::{report_what_if, ReportWhatIf};
 
 use crate::model::Report;
 
