@@ -131,7 +131,8 @@ impl Bridge {
     }
 
     /// Sends what-if settings as `agentleak.yaml` text (`""`: the
-    /// reference's defaults); the worker analyses every trace again.
+    /// reference's defaults); the worker analyses every trace, and re-scores
+    /// every report, again.
     pub fn send_settings(&self, yaml: &str) {
         let mut inner = self.inner.borrow_mut();
         inner.settings = yaml.to_owned();

@@ -16,6 +16,7 @@ use agentrisk::model::Report;
 use agentrisk::pipeline::{
     detection_settings, load_any_observed, AnalysisError, AnalysisInput, LoadFileError, Loaded, Stage,
 };
+use agentrisk::report::report_what_if;
 use agentrisk::score::BlockReason;
 use agentrisk::trace::Trace;
 use agentrisk::{Channel, Rescore, ScoringConfig};
@@ -49,7 +50,7 @@ pub const TEXT_LIMIT: usize = 2_000;
 pub const MAX_FILE_BYTES: u64 = 200_000_000;
 
 /// The most bytes of files one tab holds at once: the worker keeps every
-/// trace for what-if scoring, and the sum must leave room for analysing.
+/// trace and report for what-if scoring, and the sum must leave room for analysing.
 pub const MAX_TAB_BYTES: u64 = 1_000_000_000;
 
 /// Why a file of `size` bytes is refused, when it is: over the per-file
@@ -184,19 +185,41 @@ pub struct BatchOnly {
     pub redteam: Vec<RunResult>,
 }
 
-/// A report as loaded, with its re-scoring. The stored numbers are shown;
-/// the re-scoring decides the "inconsistent" flag and explains a block.
+/// A report as loaded, with its re-scoring. The stored numbers are shown
+/// (or, with what-if settings, the numbers they give); the re-scoring of
+/// the stored numbers decides the "inconsistent" flag and explains a block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadedReport {
-    /// The report, its findings cut to the first [`FINDING_LIMIT`].
+    /// The report, its findings cut to the first [`FINDING_LIMIT`]; with
+    /// what-if settings, its numbers are the ones they give.
     pub report: Report,
     pub rescore: Rescore,
+    /// Set when what-if settings re-scored the report.
+    pub what_if: Option<ReportWhatIfShown>,
     /// How many findings the report has.
     pub findings_total: usize,
     /// How many findings each compliance control cites (by control id).
     pub control_findings: BTreeMap<String, usize>,
     /// The run's key numbers for the batch (over all findings).
     pub facts: RunFacts,
+}
+
+/// What what-if settings did to a report: the numbers it stores, why the
+/// new gate blocks, and what the settings ask for that a report cannot show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportWhatIfShown {
+    pub stored: StoredNumbers,
+    pub block_reasons: Vec<BlockReason>,
+    pub notes: Vec<String>,
+}
+
+/// A report's headline numbers as its file stores them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredNumbers {
+    pub risk_index: f64,
+    pub privacy_score: i64,
+    pub verdict: String,
+    pub blocked: bool,
 }
 
 /// A trace analysed here: the report the core computed for it (what the
@@ -322,9 +345,9 @@ pub fn analyze_bytes_observed(
         }
         FileKind::Trace | FileKind::Report => {}
     }
-    // A report keeps its stored numbers, and its consistency check assumes
-    // the reference's gate (its thresholds are not stored): what-if
-    // settings apply to traces, which are analysed here.
+    // A report's consistency check assumes the reference's gate (its
+    // thresholds are not stored); what-if settings re-score it afterwards.
+    let what_if_config = config;
     let config = match kind {
         FileKind::Trace => config.cloned().unwrap_or_default(),
         _ => AnalysisConfig::default(),
@@ -354,6 +377,23 @@ pub fn analyze_bytes_observed(
             path.value = redact(&path.value);
         }
     }
+    let mut what_if = None;
+    if let (Loaded::Report { report, .. }, Some(settings)) = (&mut loaded, what_if_config) {
+        match report_what_if(report, settings) {
+            Ok(rescored) => {
+                let stored = StoredNumbers {
+                    risk_index: report.risk_index,
+                    privacy_score: report.privacy_score,
+                    verdict: report.verdict.clone(),
+                    blocked: report.blocked,
+                };
+                **report = rescored.report;
+                what_if =
+                    Some(ReportWhatIfShown { stored, block_reasons: rescored.block_reasons, notes: rescored.notes });
+            }
+            Err(e) => return FileResult::Error { message: format!("with the what-if settings: {e}") },
+        }
+    }
     let facts = match facts_of_loaded(name, folder, &loaded) {
         Ok(facts) => facts,
         Err(e) => return FileResult::Error { message: e.to_string() },
@@ -362,7 +402,14 @@ pub fn analyze_bytes_observed(
         Loaded::Report { report, rescore } => {
             let mut report = *report;
             let (findings_total, control_findings) = list_findings(&mut report);
-            FileResult::Report(Box::new(LoadedReport { report, rescore, findings_total, control_findings, facts }))
+            FileResult::Report(Box::new(LoadedReport {
+                report,
+                rescore,
+                what_if,
+                findings_total,
+                control_findings,
+                facts,
+            }))
         }
         Loaded::Trace { report, trace } => FileResult::Trace(Box::new(analysed_trace(*report, &trace, &config, facts))),
     }

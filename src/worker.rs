@@ -61,12 +61,12 @@ thread_local! {
     static CURRENT: Cell<Option<u32>> = const { Cell::new(None) };
     /// The what-if config (`None`: the reference's defaults, no config file).
     static CONFIG: RefCell<Option<AnalysisConfig>> = const { RefCell::new(None) };
-    /// The traces loaded so far, kept so that new settings can analyse them
-    /// again. Removed files are forgotten.
-    static TRACES: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
+    /// The traces and reports loaded so far, kept so that new settings can
+    /// analyse or re-score them again. Removed files are forgotten.
+    static KEPT: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A loaded trace: id, name, folder and bytes.
+/// A loaded trace or report: id, name, folder and bytes.
 type Kept = (u32, String, String, Rc<Vec<u8>>);
 
 async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
@@ -76,7 +76,7 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
         return;
     }
     if let Some(id) = Reflect::get(&message, &"forget".into()).ok().and_then(|v| v.as_f64()) {
-        TRACES.with_borrow_mut(|kept| kept.retain(|(kept_id, ..)| *kept_id != id as u32));
+        KEPT.with_borrow_mut(|kept| kept.retain(|(kept_id, ..)| *kept_id != id as u32));
         return;
     }
     let Some(id) = Reflect::get(&message, &"id".into()).ok().and_then(|v| v.as_f64()) else {
@@ -88,8 +88,8 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
     match read_bytes(scope, id, &message).await {
         Ok(bytes) => {
             let bytes = Rc::new(bytes);
-            if detect_kind(&bytes) == FileKind::Trace {
-                TRACES.with_borrow_mut(|kept| kept.push((id, name.clone(), folder.clone(), bytes.clone())));
+            if matches!(detect_kind(&bytes), FileKind::Trace | FileKind::Report) {
+                KEPT.with_borrow_mut(|kept| kept.push((id, name.clone(), folder.clone(), bytes.clone())));
             }
             analyse(scope, id, &name, &folder, &bytes);
         }
@@ -98,7 +98,8 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
 }
 
 /// Takes new what-if settings (`""`: the reference's defaults) and analyses
-/// every kept trace again with them; refused settings change nothing.
+/// every kept trace, and re-scores every kept report, with them; refused
+/// settings change nothing.
 fn apply_settings(scope: &DedicatedWorkerGlobalScope, yaml: &str) {
     let config = if yaml.is_empty() { Ok(None) } else { config_from_yaml(yaml).map(Some) };
     match config {
@@ -106,7 +107,7 @@ fn apply_settings(scope: &DedicatedWorkerGlobalScope, yaml: &str) {
         Ok(config) => {
             CONFIG.with_borrow_mut(|current| *current = config);
             post(scope, &FromWorker::SettingsApplied);
-            let kept = TRACES.with_borrow(|kept| kept.clone());
+            let kept = KEPT.with_borrow(|kept| kept.clone());
             for (id, name, folder, bytes) in kept {
                 analyse(scope, id, &name, &folder, &bytes);
             }

@@ -301,3 +301,43 @@ fn every_run_carries_its_batch_facts_and_batch_files_load_as_rows() {
     };
     assert!(message.starts_with("record [0]: "), "{message}");
 }
+
+/// What-if settings re-score a report with the numbers the reference gives
+/// its trace under them (ex_healthcare_trace with weights 1, 3, 9, 27:
+/// report.weights_1_3_9_27.json), keep the stored ones beside them, and
+/// move the batch facts; an undersized vault makes the row an error.
+#[test]
+fn what_if_settings_re_score_a_report_and_keep_its_stored_numbers() {
+    use agentrisk::config::config_from_yaml;
+    use agentrisk_viewer::protocol::analyze_bytes_observed;
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases/ex_healthcare_trace");
+    let bytes = std::fs::read(case.join("report.default.json")).unwrap();
+    let theirs: Value =
+        serde_json::from_slice(&std::fs::read(case.join("report.weights_1_3_9_27.json")).unwrap()).unwrap();
+    let config = config_from_yaml("scoring:\n  weights: [1, 3, 9, 27]\n").unwrap();
+    let FileResult::Report(loaded) =
+        analyze_bytes_observed(&bytes, "r.json", "", Some(&config), CLOCK.to_owned(), &|_| {})
+    else {
+        panic!("not a report")
+    };
+    assert_eq!(loaded.report.risk_index, theirs["risk_index"].as_f64().unwrap());
+    assert_eq!(loaded.report.privacy_score, theirs["privacy_score"].as_i64().unwrap());
+    assert_eq!(loaded.facts.risk_index, loaded.report.risk_index, "the batch sees the new numbers");
+    assert!(loaded.rescore.consistent, "the stored numbers are still checked as stored");
+    let what_if = loaded.what_if.as_ref().expect("re-scored");
+    assert_eq!((what_if.stored.risk_index, what_if.stored.privacy_score), (0.44, 56));
+    // A config file turns finance and hr off, which a report cannot redo.
+    assert!(what_if.notes.iter().any(|n| n.contains("detector toggles")), "{:?}", what_if.notes);
+
+    let FileResult::Report(plain) = analyze_bytes(&bytes, "r.json", "", CLOCK.to_owned()) else { panic!() };
+    assert!(plain.what_if.is_none());
+    assert_eq!(plain.report.privacy_score, 56);
+
+    let undersized = config_from_yaml("vault:\n  levels: {4: 1}\n").unwrap();
+    let FileResult::Error { message } =
+        analyze_bytes_observed(&bytes, "r.json", "", Some(&undersized), CLOCK.to_owned(), &|_| {})
+    else {
+        panic!("an undersized vault scored")
+    };
+    assert!(message.starts_with("with the what-if settings: vault: explicit vault is undersized"), "{message}");
+}

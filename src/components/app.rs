@@ -402,7 +402,7 @@ pub fn app() -> Html {
                     if !state.whatif.is_reference_default() {
                         <div class="banner" role="status" id="whatif-banner">
                             <strong>{ "What-if settings are active: " }</strong>{ describe_whatif(&state.whatif) }
-                            { " Traces are analysed with them; reports keep their stored numbers. " }
+                            { " Traces are analysed with them; reports are re-scored with the weights, vault and gate. " }
                             <button type="button" class="link-button" onclick={reset_scoring}>{ "Reset to reference defaults" }</button>
                         </div>
                     }

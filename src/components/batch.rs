@@ -139,9 +139,9 @@ pub fn batch_view(props: &BatchProps) -> Html {
 /// How the traces were scored, for exports.
 pub fn settings_line(whatif: &WhatIf) -> String {
     if whatif.is_reference_default() {
-        "Traces analysed with AgentLeak's reference defaults (no config file).".to_owned()
+        "Traces analysed with AgentLeak's reference defaults (no config file); reports as stored.".to_owned()
     } else {
-        format!("Traces analysed with what-if settings:\n\n```yaml\n{}```", whatif.to_yaml())
+        format!("Traces analysed, and reports re-scored, with what-if settings:\n\n```yaml\n{}```", whatif.to_yaml())
     }
 }
 

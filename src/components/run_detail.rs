@@ -62,6 +62,9 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
     let save_markdown = {
         let scored = match &props.run {
             Run::Trace(_) => settings_line(&props.whatif),
+            Run::Report(loaded) if loaded.what_if.is_some() => {
+                format!("Report re-scored with what-if settings:\n\n```yaml\n{}```", props.whatif.to_yaml())
+            }
             Run::Report(_) => "Numbers as stored in the AgentLeak report.".to_owned(),
         };
         let markdown = format!("{}\n{scored}\n", markdown_run(r, &props.file_name));
@@ -117,10 +120,27 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 </div>
             </div>
 
+            if let Some(what_if) = match &props.run { Run::Report(loaded) => loaded.what_if.as_ref(), Run::Trace(_) => None } {
+                <div class="rescored" id="report-rescored" role="note">
+                    <h3>{ "Re-scored with the what-if settings" }</h3>
+                    <p>
+                        { "The numbers above are the ones this run gets with the what-if weights, vault and gate, computed from the report's level profiles and findings. The file stores " }
+                        <span id="stored-numbers">{ format!("RI {} · privacy score {} · {} · {}", format_ri(what_if.stored.risk_index), what_if.stored.privacy_score,
+                            what_if.stored.verdict, if what_if.stored.blocked { "blocked" } else { "not blocked" }) }</span>{ "." }
+                    </p>
+                    if !what_if.notes.is_empty() {
+                        <ul class="rescored-notes">{ for what_if.notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
+                    }
+                </div>
+            }
             if let Run::Report(loaded) = &props.run { if !loaded.rescore.consistent {
                 <div class="inconsistent" role="alert">
                     <h3>{ "Inconsistent report" }</h3>
-                    <p>{ "These stored numbers disagree with what the report's own findings, profiles and weights give. The stored values are shown above, unchanged." }</p>
+                    <p>{ if loaded.what_if.is_some() {
+                        "The numbers this report stores disagree with what its own findings, profiles and weights give (the numbers above are its what-if re-scoring)."
+                    } else {
+                        "These stored numbers disagree with what the report's own findings, profiles and weights give. The stored values are shown above, unchanged."
+                    } }</p>
                     <table class="mismatches">
                         <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "Stored" }</th><th scope="col">{ "Recomputed" }</th></tr></thead>
                         <tbody>
@@ -207,9 +227,13 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
 
 /// Why the gate decided as it did, in words. For a report, from the
 /// recomputation (which uses the reference's default thresholds: fail below
-/// 40, block on L4); for a trace, from the report computed here.
+/// 40, block on L4) or from its what-if re-scoring; for a trace, from the
+/// report computed here.
 fn gate_reasons(run: &Run) -> String {
     let (blocked, reasons): (bool, &[BlockReason]) = match run {
+        Run::Report(loaded) if loaded.what_if.is_some() => {
+            (loaded.report.blocked, loaded.what_if.as_ref().map_or(&[][..], |w| &w.block_reasons))
+        }
         Run::Report(loaded) if !loaded.rescore.consistent => {
             (loaded.report.blocked, &[]) // the stored decision cannot be explained
         }

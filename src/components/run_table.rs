@@ -195,6 +195,20 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     html! { <span class="check flag" title={detail}>{ "inconsistent" }</span> }
                 }
             };
+            let rescored = match run {
+                Run::Report(loaded) => loaded.what_if.as_ref().map(|w| {
+                    let s = &w.stored;
+                    let title = format!(
+                        "Re-scored with the what-if settings; the file stores RI {} · privacy score {} · {} · {}",
+                        format_ri(s.risk_index),
+                        s.privacy_score,
+                        s.verdict,
+                        if s.blocked { "blocked" } else { "not blocked" }
+                    );
+                    html! { <span class="check here" {title}>{ " · re-scored" }</span> }
+                }),
+                Run::Trace(_) => None,
+            };
             html! {
                 <tr class={classes!("run-row", selected.then_some("selected"))}
                     tabindex="0" aria-selected={selected.to_string()} data-file={entry.name.clone()}
@@ -205,6 +219,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     data-verdict={r.verdict.clone()}
                     data-blocked={r.blocked.to_string()}
                     data-consistent={consistent.to_string()}
+                    data-rescored={rescored.is_some().to_string()}
                     onclick={on_click} onkeydown={on_key}>
                     <td class="file">{ shown(&entry.name) }</td>
                     <td class="mono">{ shown(&r.run_id) }</td>
@@ -213,7 +228,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     <td class="num">{ r.privacy_score }</td>
                     <td><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></td>
                     <td>{ if r.blocked { html!{ <span class="gate blocked">{ "Blocked" }</span> } } else { html!{ <span class="gate open">{ "Not blocked" }</span> } } }</td>
-                    <td>{ check }</td>
+                    <td>{ check }{ rescored }</td>
                     { remove }
                 </tr>
             }

@@ -260,7 +260,7 @@ pub fn scoring_panel(props: &ScoringProps) -> Html {
             <header class="detail-head">
                 <div>
                     <h2 id="scoring-title">{ "What-if scoring" }</h2>
-                    <p class="muted">{ "Change how runs are scored and which detectors run; Apply analyses every trace again in the worker and updates every view. Reports keep their stored numbers: their inputs (vault, detectors) are not in the file." }</p>
+                    <p class="muted">{ "Change how runs are scored and which detectors run; Apply analyses every trace again in the worker, re-scores every report, and updates every view. A report takes the weights, vault and gate exactly (the numbers its trace would get); detector toggles and level overrides need the trace, so a report keeps its stored findings and levels, and says so." }</p>
                 </div>
                 <div class="actions">
                     <button type="button" class="button" id="import-config-button" onclick={open_import}>{ "Import agentleak.yaml" }</button>

@@ -522,10 +522,16 @@ test("the run view's findings filter, search, sort and export exactly the rows s
   await page.close();
 });
 
-test("what-if scoring analyses the traces again: the RI shown is the CLI's for the exported agentleak.yaml", async () => {
+test("what-if scoring analyses the traces again and re-scores the reports: the numbers shown are the CLI's for the exported agentleak.yaml", async () => {
   const { page, requests, errors } = await openViewer();
-  await dropFiles(page, [{ name: "hr.json", text: traceOf("ex_hr_trace") }, { name: "fin.json", text: traceOf("ex_finance_trace") }]);
-  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 2);
+  const files = [
+    { name: "hr.json", text: traceOf("ex_hr_trace") },
+    { name: "fin.json", text: traceOf("ex_finance_trace") },
+    { name: "hc.json", text: traceOf("ex_healthcare_trace") },
+    { name: "hc.report.json", text: fixture("ex_healthcare_trace") },
+  ];
+  await dropFiles(page, files);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 4);
   const before = await runRows(page);
   await page.click("#tab-scoring");
   // An invalid weight names the field and changes nothing.
@@ -542,23 +548,35 @@ test("what-if scoring analyses the traces again: the RI shown is the CLI's for t
   assert.match(yaml, /weights: \[1, 3, 9, 27\]/);
   const dir = mkdtempSync(join(tmpdir(), "agentrisk-whatif-"));
   writeFileSync(join(dir, "agentleak.yaml"), yaml);
+  const cli = (args) => spawnSync("cargo", ["run", "--offline", "-q", "-p", "agentrisk-cli", "--bin", "agentrisk", "--", ...args],
+    { cwd: root, encoding: "utf8" }).stdout;
   const expected = {};
-  for (const name of ["ex_hr_trace", "ex_finance_trace"]) {
-    writeFileSync(join(dir, `${name}.json`), traceOf(name));
-    const cli = spawnSync("cargo", ["run", "--offline", "-q", "-p", "agentrisk-cli", "--bin", "agentrisk", "--", "run", "-q",
-      "-c", join(dir, "agentleak.yaml"), "-t", join(dir, `${name}.json`), "-o", "-"], { cwd: root, encoding: "utf8" });
-    const r = JSON.parse(cli.stdout);
-    expected[r.run_id] = [r.risk_index, r.privacy_score, r.verdict, String(r.blocked)];
+  for (const { name, text } of files) {
+    writeFileSync(join(dir, name), text);
+    const r = name.endsWith(".report.json")
+      ? JSON.parse(cli(["score", "--json", "-c", join(dir, "agentleak.yaml"), join(dir, name)]))[0]
+      : JSON.parse(cli(["run", "-q", "-c", join(dir, "agentleak.yaml"), "-t", join(dir, name), "-o", "-"]));
+    expected[name] = [r.risk_index, r.privacy_score, r.verdict, String(r.blocked)];
   }
+  // The report, re-scored, has the numbers its own trace gets.
+  assert.deepEqual(expected["hc.report.json"], expected["hc.json"]);
   await page.click("#tab-runs");
-  await page.waitForFunction((want) => [...document.querySelectorAll("tr.run-row")].every((r) => Number(r.dataset.riskIndex) === want[r.dataset.runId][0]), expected);
+  await page.waitForFunction((want) => [...document.querySelectorAll("tr.run-row")].every((r) => Number(r.dataset.riskIndex) === want[r.dataset.file][0]), expected);
   const after = await runRows(page);
-  assert.deepEqual(Object.fromEntries(after.map((r) => [r.runId, [Number(r.riskIndex), Number(r.privacyScore), r.verdict, r.blocked]])), expected);
+  assert.deepEqual(Object.fromEntries(after.map((r) => [r.file, [Number(r.riskIndex), Number(r.privacyScore), r.verdict, r.blocked]])), expected);
   assert.notDeepEqual(after.map((r) => r.riskIndex), before.map((r) => r.riskIndex));
+  assert.deepEqual(after.map((r) => r.rescored), ["false", "false", "false", "true"]);
+  // The report's run view says it was re-scored, with the numbers its file stores.
+  await page.click('tr.run-row[data-file="hc.report.json"]');
+  await page.waitForSelector("#report-rescored");
+  assert.equal(await page.textContent("#stored-numbers"), "RI 0.4400 · privacy score 56 · High risk · blocked");
+  await page.$eval("#report-rescored", (e) => e.scrollIntoView({ block: "center" }));
+  await page.screenshot({ path: join(outDir, "report-rescored.png") });
   // Reset is one click and brings back the reference's numbers.
   await page.click("#whatif-banner button");
   await page.waitForFunction(() => !document.querySelector("#whatif-banner"));
   await page.waitForFunction((want) => [...document.querySelectorAll("tr.run-row")].every((r, i) => r.dataset.riskIndex === want[i]), before.map((r) => r.riskIndex));
+  assert.equal(await page.$("#report-rescored"), null, "back to the stored numbers");
   // An imported config fills the panel and applies it.
   await page.click("#tab-scoring");
   await page.setInputFiles("#import-config", { name: "agentleak.yaml", mimeType: "text/yaml", buffer: Buffer.from("scoring:\n  weights: [2, 2, 2, 2]\n") });

@@ -7,9 +7,9 @@
 //! refused the config (an undersized vault), the re-scoring refuses too.
 
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
-use agentrisk::report::{report_what_if, ReportWhatIf};
 use agentrisk::load_report;
 use agentrisk::model::Report;
+use agentrisk::report::{report_what_if, ReportWhatIf};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -19,8 +19,14 @@ fn corpus() -> PathBuf {
 
 /// The stored variants whose configs change scoring only (every detector
 /// on, as without a config), so detection is that of `report.default.json`.
-const SCORING_ONLY: [&str; 6] =
-    ["weights_1_3_9_27", "vault_levels", "vault_rho_s", "vault_undersized", "no_block_on_critical", "cli_fail_under_95"];
+const SCORING_ONLY: [&str; 6] = [
+    "weights_1_3_9_27",
+    "vault_levels",
+    "vault_rho_s",
+    "vault_undersized",
+    "no_block_on_critical",
+    "cli_fail_under_95",
+];
 
 fn config_for(variant: &str) -> AnalysisConfig {
     if variant == "cli_fail_under_95" {
@@ -112,7 +118,9 @@ fn reports_rescored_with_scoring_configs_equal_the_references_reports() {
                     }
                 }
                 (Ok(_), false) => failures.push(format!("{name} × {variant}: the reference refused, we did not")),
-                (Err(e), true) => failures.push(format!("{name} × {variant}: the reference scored it, we refused: {e}")),
+                (Err(e), true) => {
+                    failures.push(format!("{name} × {variant}: the reference scored it, we refused: {e}"))
+                }
             }
         }
     }
@@ -167,7 +175,11 @@ fn per_channel_risk_that_cannot_be_reweighted_is_kept_and_said() {
     let mut config = AnalysisConfig::default();
     config.scoring.weights = agentrisk::score::Weights::new(&[1, 3, 9, 27]).unwrap();
     let what_if = report_what_if(&report, &config).expect("scores");
-    assert!(what_if.notes.iter().any(|n| n.contains("Per-channel risk keeps its stored values")), "{:?}", what_if.notes);
+    assert!(
+        what_if.notes.iter().any(|n| n.contains("Per-channel risk keeps its stored values")),
+        "{:?}",
+        what_if.notes
+    );
     let stored = report.agentrisk.as_ref().unwrap();
     assert_eq!(what_if.report.agentrisk.as_ref().unwrap().ri_by_channel, stored.ri_by_channel);
     let p = report.summary.level_profile;

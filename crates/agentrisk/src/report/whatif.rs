@@ -153,10 +153,7 @@ fn unchangeable(report: &Report, config: &AnalysisConfig) -> Vec<String> {
         detection.push("channel list");
     }
     if !detection.is_empty() {
-        notes.push(format!(
-            "The {} cannot change a report: its findings are the ones stored.",
-            detection.join(", ")
-        ));
+        notes.push(format!("The {} cannot change a report: its findings are the ones stored.", detection.join(", ")));
     }
     if !config.scoring.level_overrides.is_empty() {
         notes.push(
