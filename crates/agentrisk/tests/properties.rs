@@ -15,6 +15,7 @@ use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult,
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use agentrisk::model::Report;
 use agentrisk::pipeline::{report_from_trace, AnalysisInput};
+use agentrisk::report::report_what_if;
 use agentrisk::stats::IntervalMethod;
 use agentrisk::trace::parse_trace;
 use agentrisk::{rescore_report, Channel, Verdict};
@@ -388,6 +389,71 @@ proptest! {
         if explicit_vault {
             prop_assert_eq!(after.rho_s, before.rho_s);
         }
+    }
+}
+
+/// Scoring settings only: weights, an optional explicit vault (big enough
+/// for any generated trace) and the gate, with every detector on, so that
+/// detection is that of no config file.
+fn scoring_yaml() -> impl Strategy<Value = String> {
+    (prop::array::uniform4(1u32..=50), proptest::option::of(prop::array::uniform4(200u16..300)), 0i64..=100, any::<bool>())
+        .prop_map(|([a, b, c, d], vault, fail_below, block_on_critical)| {
+            let mut yaml = String::from(
+                "detectors: {pii: true, secrets: true, healthcare: true, finance: true, hr: true, keyname: true}\n",
+            );
+            yaml.push_str(&format!(
+                "scoring:\n  weights: [{a}, {b}, {c}, {d}]\n  fail_below: {fail_below}\n  block_on_critical: {block_on_critical}\n"
+            ));
+            if let Some([l1, l2, l3, l4]) = vault {
+                yaml.push_str(&format!("vault:\n  levels: {{1: {l1}, 2: {l2}, 3: {l3}, 4: {l4}}}\n"));
+            }
+            yaml
+        })
+}
+
+/// The parts of a report that scoring decides.
+const SCORED: [&str; 11] = [
+    "wsl",
+    "rho_s",
+    "risk_index",
+    "privacy_score",
+    "verdict",
+    "blocked",
+    "scope_def",
+    "summary",
+    "channel_risks",
+    "agentrisk",
+    "compliance",
+];
+
+fn scored(report: &Report) -> Value {
+    let v = serde_json::to_value(report).unwrap();
+    Value::Object(SCORED.iter().map(|&key| (key.to_owned(), v[key].clone())).collect())
+}
+
+proptest! {
+    #![proptest_config(cases(128))]
+
+    /// A report re-scored with scoring settings equals the report its trace
+    /// gets when analysed with them. When redaction merges two secrets the
+    /// per-channel risk cannot follow new weights: then a note says so and
+    /// the headline numbers still agree.
+    #[test]
+    fn re_scoring_a_report_equals_analysing_its_trace_again(trace in trace(), yaml in scoring_yaml()) {
+        let bytes = trace.to_json();
+        let config = config_from_yaml(&yaml).unwrap();
+        let stored = analyse(&bytes, &AnalysisConfig::default());
+        let direct = analyse(&bytes, &config);
+        let what_if = report_what_if(&stored, &config).unwrap();
+        if what_if.notes.is_empty() {
+            prop_assert_eq!(scored(&what_if.report), scored(&direct));
+        } else {
+            prop_assert_eq!(what_if.notes.len(), 1);
+            prop_assert!(what_if.notes[0].starts_with("Per-channel risk keeps its stored values"));
+            let headline = |r: &Report| (r.wsl, r.rho_s, r.risk_index, r.privacy_score, r.blocked);
+            prop_assert_eq!(headline(&what_if.report), headline(&direct));
+        }
+        prop_assert_eq!(what_if.report.blocked, !what_if.block_reasons.is_empty());
     }
 }
 
