@@ -345,6 +345,16 @@ pub fn app() -> Html {
         })
     };
     let batch_runs = batch.0.len();
+    // Scorecard rows (no run view of their own, `file_id` none) are summaries.
+    let scorecard_note = match batch.0.iter().filter(|row| row.file_id.is_none()).count() {
+        0 => None,
+        n => {
+            let (runs, keep) = if n == 1 { ("run", "keeps its") } else { ("runs", "keep their") };
+            Some(format!(
+                "{n} {runs} from scorecards {keep} stored numbers: a scorecard does not record how its runs were scored. "
+            ))
+        }
+    };
 
     html! {
         <div id="dropzone" class="page" data-worker={if state.worker_ready { "ready" } else { "starting" }} ondragover={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
@@ -403,6 +413,9 @@ pub fn app() -> Html {
                         <div class="banner" role="status" id="whatif-banner">
                             <strong>{ "What-if settings are active: " }</strong>{ describe_whatif(&state.whatif) }
                             { " Traces are analysed with them; reports are re-scored with the weights, vault and gate. " }
+                            if let Some(note) = scorecard_note {
+                                <span id="whatif-scorecards">{ note }</span>
+                            }
                             <button type="button" class="link-button" onclick={reset_scoring}>{ "Reset to reference defaults" }</button>
                         </div>
                     }

@@ -572,6 +572,11 @@ test("what-if scoring analyses the traces again and re-scores the reports: the n
   assert.equal(await page.textContent("#stored-numbers"), "RI 0.4400 · privacy score 56 · High risk · blocked");
   await page.$eval("#report-rescored", (e) => e.scrollIntoView({ block: "center" }));
   await page.screenshot({ path: join(outDir, "report-rescored.png") });
+  // A scorecard's rows cannot be re-scored (it stores no weights); the banner says so.
+  const scorecard = cli(["batch", "--scorecard", "-", join(dir, "hr.json")]);
+  await dropFiles(page, [{ name: "card.json", text: scorecard }]);
+  await page.waitForSelector("#whatif-scorecards");
+  assert.match(await page.textContent("#whatif-scorecards"), /^1 run from scorecards keeps its stored numbers/);
   // Reset is one click and brings back the reference's numbers.
   await page.click("#whatif-banner button");
   await page.waitForFunction(() => !document.querySelector("#whatif-banner"));
