@@ -264,7 +264,9 @@ fn provenance(trace: &Trace, findings: &[Finding]) -> HashMap<String, (String, V
 /// only those come from JSON, where a lone surrogate escape can be written,
 /// so a report can only hold one when they do.
 fn holds_marker(trace: &Trace, canaries: Option<&Canaries>) -> bool {
-    let has = |s: &str| s.contains(LONE_SURROGATE);
+    // The marker's first UTF-8 byte (0xF4) leads only characters past
+    // U+FFFFF: a quick SIMD search rules out almost every text.
+    let has = |s: &str| memchr::memchr(0xF4, s.as_bytes()).is_some() && s.contains(LONE_SURROGATE);
     let value_has = |value: &PyValue| {
         let mut stack = vec![value];
         while let Some(value) = stack.pop() {
