@@ -177,7 +177,13 @@ pub fn findings_from_events_observed<'t>(
     progress: &dyn Fn(usize),
 ) -> Vec<Finding<'t>> {
     let step = (run_events.len() / 100).max(1000);
-    let mut findings: Vec<Finding<'t>> = Vec::new();
+    // Room for one finding per event from the start (typical traces have
+    // fewer): natively, capacity never written is address space, not
+    // memory, and growing by doubling would copy the list and leave each
+    // old copy behind as a hole (31 MB resident for 18 MB of findings at
+    // 100 000 events). Wasm memory, once grown, stays; there the list grows.
+    let reserved = if cfg!(target_arch = "wasm32") { 0 } else { run_events.len() };
+    let mut findings: Vec<Finding<'t>> = Vec::with_capacity(reserved);
     let mut scanned = obscured::Scanned::new();
     let mut counter = 0usize;
     for (index, event) in run_events.iter().enumerate() {
@@ -206,13 +212,13 @@ pub fn findings_from_events_observed<'t>(
         findings.extend(kept);
     }
     progress(run_events.len() + 1);
-    // The list grew by doubling; a long trace's findings are its largest
-    // list after the events, and it is held to the end of the report.
-    findings.shrink_to_fit();
     obscured::add_obscured_copies(&scanned, &mut findings, &mut counter);
     coalesce::coalesce(&mut findings);
     // Final order: level, then confidence, both descending; stable.
     sort_stable_in_place(&mut findings, |a, b| b.level.cmp(&a.level).then(b.confidence.total_cmp(&a.confidence)));
+    // A long trace's findings are its largest list after the events, held
+    // to the end of the report: no room is kept for more.
+    findings.shrink_to_fit();
     findings
 }
 
