@@ -7,7 +7,7 @@ use crate::detect::{Builtin, CustomDetector, CustomRuleSpec};
 use crate::model::{Detection, Report};
 use crate::pyunicode::{canonical, strip};
 use crate::report::policy::{evaluate_policy, FlowContext};
-use crate::report::{build_report, FlowEvent, ReportOptions, RunFacts};
+use crate::report::{build_report, ReportOptions, RunFacts};
 use crate::trace::{PyValue, Trace, LONE_SURROGATE};
 use std::collections::HashMap;
 
@@ -196,12 +196,7 @@ pub fn report_from_trace_observed(
     };
     let provenance = if config.privacy_policy.flows.is_empty() { HashMap::new() } else { provenance(trace, &findings) };
     let explicit_vault = config.scoring.vault.is_some();
-    let flow_events: Vec<FlowEvent<'_>> = trace
-        .events
-        .iter()
-        .map(|e| FlowEvent { event_id: &e.event_id, channel: e.channel, source: &e.source, target: &e.target })
-        .collect();
-    let report = build_report(&facts, flow_events, findings, &options, |risk_index, leaked| {
+    let report = build_report(&facts, &trace.events, findings, &options, |risk_index, leaked| {
         let context = |f: &Finding| {
             let event = trace.events.get(f.event_index);
             let from_meta = |key: &str| event.and_then(|e| meta(e, key));
@@ -269,7 +264,9 @@ fn provenance(trace: &Trace, findings: &[Finding]) -> HashMap<String, (String, V
 /// only those come from JSON, where a lone surrogate escape can be written,
 /// so a report can only hold one when they do.
 fn holds_marker(trace: &Trace, canaries: Option<&Canaries>) -> bool {
-    let has = |s: &str| s.contains(LONE_SURROGATE);
+    // The marker's first UTF-8 byte (0xF4) leads only characters past
+    // U+FFFFF: a quick SIMD search rules out almost every text.
+    let has = |s: &str| memchr::memchr(0xF4, s.as_bytes()).is_some() && s.contains(LONE_SURROGATE);
     let value_has = |value: &PyValue| {
         let mut stack = vec![value];
         while let Some(value) = stack.pop() {

@@ -177,7 +177,13 @@ pub fn findings_from_events_observed<'t>(
     progress: &dyn Fn(usize),
 ) -> Vec<Finding<'t>> {
     let step = (run_events.len() / 100).max(1000);
-    let mut findings: Vec<Finding<'t>> = Vec::new();
+    // Room for one finding per event from the start (typical traces have
+    // fewer): natively, capacity never written is address space, not
+    // memory, and growing by doubling would copy the list and leave each
+    // old copy behind as a hole (31 MB resident for 18 MB of findings at
+    // 100 000 events). Wasm memory, once grown, stays; there the list grows.
+    let reserved = if cfg!(target_arch = "wasm32") { 0 } else { run_events.len() };
+    let mut findings: Vec<Finding<'t>> = Vec::with_capacity(reserved);
     let mut scanned = obscured::Scanned::new();
     let mut counter = 0usize;
     for (index, event) in run_events.iter().enumerate() {
@@ -209,8 +215,34 @@ pub fn findings_from_events_observed<'t>(
     obscured::add_obscured_copies(&scanned, &mut findings, &mut counter);
     coalesce::coalesce(&mut findings);
     // Final order: level, then confidence, both descending; stable.
-    findings.sort_by(|a, b| b.level.cmp(&a.level).then(b.confidence.total_cmp(&a.confidence)));
+    sort_stable_in_place(&mut findings, |a, b| b.level.cmp(&a.level).then(b.confidence.total_cmp(&a.confidence)));
+    // A long trace's findings are its largest list after the events, held
+    // to the end of the report: no room is kept for more.
+    findings.shrink_to_fit();
     findings
+}
+
+/// A stable sort that needs no scratch copy of the items: the positions
+/// are sorted (ties by position, so the order is the stable one) and the
+/// items are then moved into place along the permutation's cycles. A
+/// stable `sort_by` takes a buffer of up to the whole list (8 MB for the
+/// findings of 100 000 events, 6 MB for their leak paths).
+pub(crate) fn sort_stable_in_place<T>(items: &mut [T], compare: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_unstable_by(|&a, &b| compare(&items[a], &items[b]).then(a.cmp(&b)));
+    // `order[i]` is the position whose item belongs at `i`.
+    for start in 0..order.len() {
+        let mut at = start;
+        while order[at] != usize::MAX {
+            let from = order[at];
+            order[at] = usize::MAX;
+            if from == start {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
+    }
 }
 
 /// Creates one event's findings, numbering each as it is created.
@@ -364,6 +396,17 @@ pub fn canonical_value(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn the_in_place_sort_is_the_stable_sort(items in proptest::collection::vec((0u8..4, 0u16..1000), 0..200)) {
+            let mut ours = items.clone();
+            sort_stable_in_place(&mut ours, |a, b| b.0.cmp(&a.0));
+            let mut stable = items;
+            stable.sort_by_key(|item| std::cmp::Reverse(item.0));
+            proptest::prop_assert_eq!(ours, stable);
+        }
+    }
 
     #[test]
     fn redaction_counts_code_points() {

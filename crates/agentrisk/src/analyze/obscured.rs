@@ -322,6 +322,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
     // and the copies made on it so far.
     drop((in_reversed, in_rotated, template_of));
     let readings = findings.len();
+    findings.reserve_exact(copies.len());
     let mut copies_on: FxMap<usize, Vec<usize>> = FxMap::default();
     let mut removed = vec![false; findings.len()];
     for copy in &copies {

@@ -229,6 +229,8 @@ pub struct PyRegex {
     /// The Python-class form, compiled on first need (its classes are large).
     exact: OnceLock<Regex>,
     pattern: String,
+    /// The pattern without look-arounds (see [`relaxed`]), for screening.
+    relaxed: String,
     /// Where a match can start; `None` when the native pattern is already
     /// free of look-arounds (fancy-regex then runs it on automata itself).
     gate: Option<regex::Regex>,
@@ -250,6 +252,7 @@ impl PyRegex {
             native: build(&native_pattern)?,
             exact: OnceLock::new(),
             pattern: pattern.to_owned(),
+            relaxed: relaxed_pattern,
             gate,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
@@ -328,10 +331,10 @@ impl Prefilter {
             let mut forms: Vec<String> = Vec::new();
             let mut ids: Vec<usize> = Vec::new();
             for re in group {
-                let form = relaxed(&native(&re.pattern));
-                // Only forms the `regex` crate accepts can be screened.
-                if regex::Regex::new(&form).is_ok() {
-                    forms.push(form);
+                // Only forms the `regex` crate accepts can be screened (a
+                // pattern with a gate has had its form compiled already).
+                if re.gate.is_some() || regex::Regex::new(&re.relaxed).is_ok() {
+                    forms.push(re.relaxed.clone());
                     ids.push(re.id);
                 }
             }

@@ -27,6 +27,24 @@ pub struct FlowEvent<'a> {
     pub target: &'a str,
 }
 
+/// Something that reads as a [`FlowEvent`]: the trace's own events are
+/// read in place, so no list of 100 000 views (5.6 MB) is built for them.
+pub trait AsFlowEvent {
+    fn flow_event(&self) -> FlowEvent<'_>;
+}
+
+impl AsFlowEvent for FlowEvent<'_> {
+    fn flow_event(&self) -> FlowEvent<'_> {
+        *self
+    }
+}
+
+impl AsFlowEvent for crate::trace::Event {
+    fn flow_event(&self) -> FlowEvent<'_> {
+        FlowEvent { event_id: &self.event_id, channel: self.channel, source: &self.source, target: &self.target }
+    }
+}
+
 /// The flow tables, resolved once: roles are indices into
 /// `flow_kind_priority`, so a smaller index is a stronger kind.
 struct RoleTable {
@@ -75,10 +93,10 @@ struct Endpoints<'a> {
 }
 
 impl<'a> Endpoints<'a> {
-    fn new(events: &[FlowEvent<'a>], agent_name: &'a str) -> Endpoints<'a> {
+    fn new<E: AsFlowEvent>(events: &'a [E], agent_name: &'a str) -> Endpoints<'a> {
         let table = role_table();
         let mut e = Endpoints { table, agent_name, ends: Vec::with_capacity(events.len()), by_id: FxMap::default() };
-        for (i, event) in events.iter().enumerate() {
+        for (i, event) in events.iter().map(AsFlowEvent::flow_event).enumerate() {
             let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
             let ends = (e.node_id(event.source, source_role), e.node_id(event.target, target_role));
             e.ends.push(ends);
@@ -124,8 +142,8 @@ fn label(level: u8) -> String {
 
 /// `flow` and `leak_paths` of a trace. `findings` are all findings in final
 /// order; `redact_values` decides whether a path shows the raw value.
-pub fn flow_and_leak_paths(
-    events: &[FlowEvent<'_>],
+pub fn flow_and_leak_paths<E: AsFlowEvent>(
+    events: &[E],
     agent_name: &str,
     findings: &[Finding],
     redact_values: bool,
@@ -136,14 +154,14 @@ pub fn flow_and_leak_paths(
     (flow, paths)
 }
 
-fn topology<'a>(events: &[FlowEvent<'a>], endpoints: &Endpoints<'a>, findings: &'a [Finding]) -> Flow {
+fn topology<'a, E: AsFlowEvent>(events: &'a [E], endpoints: &Endpoints<'a>, findings: &'a [Finding]) -> Flow {
     let table = endpoints.table;
     // Node → strongest role played.
     let mut kinds: FxMap<&str, usize> = FxMap::default();
     // (source, target, channel) → edge index, edges in first-appearance order.
     let mut edge_index: FxMap<(&str, &str, Channel), usize> = FxMap::default();
     let mut edges: Vec<(&str, &str, Channel, u64, u8)> = Vec::new();
-    for (event, &(source, target)) in events.iter().zip(&endpoints.ends) {
+    for (event, &(source, target)) in events.iter().map(AsFlowEvent::flow_event).zip(&endpoints.ends) {
         let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
         for (node, role) in [(source, source_role), (target, target_role)] {
             let kind = kinds.entry(node).or_insert(role);
@@ -281,7 +299,7 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
             steps,
         });
     }
-    paths.sort_by(|a, b| {
+    crate::analyze::sort_stable_in_place(&mut paths, |a, b| {
         (Reverse(a.level), Reverse(a.leak_count), &a.data_type).cmp(&(
             Reverse(b.level),
             Reverse(b.leak_count),

@@ -317,7 +317,14 @@ fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>) -> Result
     };
     let metadata = match take_field(&mut fields, "metadata") {
         None => Vec::new(),
-        Some(value) => into_entries(value).map_err(|other| wrong_type(&place("metadata"), "an object", &other))?,
+        Some(value) => {
+            let mut entries =
+                into_entries(value).map_err(|other| wrong_type(&place("metadata"), "an object", &other))?;
+            // The parser's list grew by doubling (4 slots for one key); it
+            // is kept for the whole analysis.
+            entries.shrink_to_fit();
+            entries
+        }
     };
     check_timestamp(take_field(&mut fields, "timestamp"), || place("timestamp"))?;
     let text = match content {
