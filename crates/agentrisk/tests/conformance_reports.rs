@@ -176,3 +176,25 @@ fn absurd_stored_counts_are_inconsistent_not_a_crash() {
     assert!(!rescore.mismatches.is_empty(), "the stored numbers cannot match");
     assert!(rescore.mismatches.iter().any(|m| m.field == "wsl"), "{:?}", rescore.mismatches);
 }
+
+/// A stored number with more digits than an f64 holds is read correctly
+/// rounded (as Python reads it), so a report written back and read again
+/// is the same report (fuzz target `report_rescore`: a 24-digit per-channel RI).
+#[test]
+fn long_decimals_are_read_correctly_rounded_and_round_trip() {
+    let path = cases_dir().join("ex_healthcare_trace/report.default.json");
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let text = value.to_string().replacen(
+        &format!("\"risk_index\":{}", value["risk_index"]),
+        "\"risk_index\":0.218446744073709551616553",
+        1,
+    );
+    // Rust's `str::parse` rounds correctly.
+    let exact: f64 = "0.218446744073709551616553".parse().unwrap();
+    value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["risk_index"].as_f64(), Some(exact));
+    let report = load_report(text.as_bytes()).expect("loads");
+    assert_eq!(report.risk_index, exact);
+    let again = load_report(&serde_json::to_vec(&report).unwrap()).expect("loads back");
+    assert_eq!(again, report);
+}
