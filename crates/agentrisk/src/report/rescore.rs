@@ -1,8 +1,8 @@
 use super::Report;
 use crate::model::{Channel, ChannelRisk, Level, LevelProfile};
 use crate::score::{
-    channel_risks, gate, ri_from, round_dp, secrets_from_sightings, BlockReason, ScoringConfig, Sighting, Weights,
-    MAX_WEIGHTED_SUM,
+    channel_risks, channel_sums, gate, ri_from, round_dp, secrets_from_sightings, BlockReason, ScoringConfig, Secret,
+    Sighting, Weights, MAX_WEIGHTED_SUM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -164,28 +164,11 @@ pub fn rescore_report(report: &Report, config: &ScoringConfig) -> Rescore {
 /// dojo_banking__user_task_6__injection_task_0), so the findings give an
 /// exact figure only when they yield as many secrets as `leaked_secrets`.
 fn channel_wsl(report: &Report, weights: &Weights, rho_s: u64, m: &mut Mismatches) -> Vec<(Channel, u64)> {
-    let sightings = report.findings.iter().map(|f| Sighting {
-        data_type: &f.data_type,
-        value: f.matched_value.as_deref().unwrap_or(&f.redacted_value),
-        level: f.level,
-        channel: f.channel,
-    });
-    let secrets = secrets_from_sightings(sightings, &ScoringConfig::default());
-    let leaked = secrets.iter().filter(|s| s.is_leaked()).collect::<Vec<_>>();
-    let mut from_findings: Vec<(Channel, u64)> = Vec::new();
-    let mut profile = [0u64; 4];
-    for secret in &leaked {
-        profile[secret.level.index()] += 1;
-        for &c in secret.channels.iter().filter(|c| c.is_disclosure()) {
-            match from_findings.iter_mut().find(|(ch, _)| *ch == c) {
-                Some((_, sum)) => *sum = sum.saturating_add(weights.of(secret.level)),
-                None => from_findings.push((c, weights.of(secret.level))),
-            }
-        }
-    }
+    let (leaked, profile) = leaked_secrets_in_findings(report);
+    let from_findings = channel_sums(&leaked, weights);
     let exact = leaked.len() as u64 == report.summary.leaked_secrets;
     if exact {
-        m.check("summary.level_profile", report.summary.level_profile, LevelProfile::from_counts(profile));
+        m.check("summary.level_profile", report.summary.level_profile, profile);
     } else if leaked.len() as u64 > report.summary.leaked_secrets {
         m.check("summary.leaked_secrets", report.summary.leaked_secrets, leaked.len() as u64);
     }
@@ -210,6 +193,23 @@ fn channel_wsl(report: &Report, weights: &Weights, rho_s: u64, m: &mut Mismatche
         }
     }
     recovered
+}
+
+/// The distinct leaked secrets a report's findings show, in finding order,
+/// and their level profile: told apart by `matched_value` when the report
+/// carries it, else by redacted value (which can merge two secrets).
+pub(super) fn leaked_secrets_in_findings(report: &Report) -> (Vec<Secret>, LevelProfile) {
+    let sightings = report.findings.iter().map(|f| Sighting {
+        data_type: &f.data_type,
+        value: f.matched_value.as_deref().unwrap_or(&f.redacted_value),
+        level: f.level,
+        channel: f.channel,
+    });
+    let leaked: Vec<Secret> =
+        secrets_from_sightings(sightings, &ScoringConfig::default()).into_iter().filter(Secret::is_leaked).collect();
+    let mut counts = [0u64; 4];
+    leaked.iter().for_each(|s| counts[s.level.index()] += 1);
+    (leaked, LevelProfile::from_counts(counts))
 }
 
 #[cfg(test)]

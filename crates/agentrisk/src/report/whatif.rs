@@ -11,12 +11,13 @@
 //! policy (the report's own result is kept). Each of those, when the config
 //! sets it, is named in [`ReportWhatIf::notes`].
 
+use super::rescore::leaked_secrets_in_findings;
 use super::{assess_compliance, Report};
 use crate::config::{AnalysisConfig, DetectorToggles, PolicyConfig};
-use crate::model::{Channel, Level, LevelProfile};
+use crate::model::{Channel, Level};
 use crate::score::{
-    channel_risks, gate, ri_from, round_dp, secrets_from_sightings, BlockReason, ScoringConfig, ScoringError, Secret,
-    Sighting, Weights, SCOPE_EXPLICIT,
+    channel_risks, channel_sums, gate, ri_from, round_dp, sorted_ri_by_channel, BlockReason, ScoringError, Secret,
+    Weights, SCOPE_EXPLICIT,
 };
 
 /// A report with the numbers other settings give it.
@@ -95,11 +96,7 @@ pub fn report_what_if(report: &Report, config: &AnalysisConfig) -> Result<Report
         None => None,
     };
     let ri_by_channel: Vec<(Channel, f64)> = match channel_wsl {
-        Some(sums) => {
-            let mut ri: Vec<(Channel, f64)> = sums.into_iter().map(|(c, w)| (c, ri_from(w, rho_s))).collect();
-            ri.sort_by(|a, b| b.1.total_cmp(&a.1));
-            ri
-        }
+        Some(sums) => sorted_ri_by_channel(&sums, rho_s),
         None => {
             notes.push(
                 "Per-channel risk keeps its stored values: the report's redacted values do not tell all of its \
@@ -180,19 +177,8 @@ fn unchangeable(report: &Report, config: &AnalysisConfig) -> Vec<String> {
 /// can merge two secrets with the same ends and length, and then the
 /// findings cannot say which channels each one reached.
 fn separable_secrets(report: &Report, stored_weights: &Weights, stored_rho_s: u64) -> Option<Vec<Secret>> {
-    let sightings = report.findings.iter().map(|f| Sighting {
-        data_type: &f.data_type,
-        value: f.matched_value.as_deref().unwrap_or(&f.redacted_value),
-        level: f.level,
-        channel: f.channel,
-    });
-    let leaked: Vec<Secret> =
-        secrets_from_sightings(sightings, &ScoringConfig::default()).into_iter().filter(Secret::is_leaked).collect();
-    let mut counts = [0u64; 4];
-    leaked.iter().for_each(|s| counts[s.level.index()] += 1);
-    if leaked.len() as u64 != report.summary.leaked_secrets
-        || LevelProfile::from_counts(counts) != report.summary.level_profile
-    {
+    let (leaked, profile) = leaked_secrets_in_findings(report);
+    if leaked.len() as u64 != report.summary.leaked_secrets || profile != report.summary.level_profile {
         return None;
     }
     if let Some(block) = &report.agentrisk {
@@ -206,23 +192,6 @@ fn separable_secrets(report: &Report, stored_weights: &Weights, stored_rho_s: u6
         }
     }
     Some(leaked)
-}
-
-/// Weighted leaked secrets per disclosure channel, channels in the order
-/// the secrets first reach them.
-fn channel_sums(secrets: &[Secret], weights: &Weights) -> Vec<(Channel, u64)> {
-    let mut sums: Vec<(Channel, u64)> = Vec::new();
-    for secret in secrets {
-        for &channel in secret.channels.iter().filter(|c| c.is_disclosure()) {
-            let w = weights.of(secret.level);
-            match sums.iter_mut().find(|(c, _)| *c == channel) {
-                // A channel's sum is at most WSL, which fits.
-                Some((_, sum)) => *sum = sum.saturating_add(w),
-                None => sums.push((channel, w)),
-            }
-        }
-    }
-    sums
 }
 
 /// The weighted sums behind the stored per-channel RI (RI × ρ_S, exact
