@@ -3,7 +3,7 @@
 
 use agentrisk::batch::table::{rate_cells, rate_header, rate_rows, to_text};
 use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult, Scorecard};
-use agentrisk::config::{config_from_bytes, AnalysisConfig};
+use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::AnalysisInput;
 use agentrisk::stats::IntervalMethod;
 use std::io::Write;
@@ -102,13 +102,10 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
 pub fn run(args: &BatchArgs) -> ExitCode {
     let config = match &args.config {
         None => AnalysisConfig::default(),
-        Some(path) => match std::fs::read(path)
-            .map_err(|e| format!("cannot read: {e}"))
-            .and_then(|bytes| config_from_bytes(&bytes).map_err(|e| e.to_string()))
-        {
+        Some(path) => match crate::read_config(path) {
             Ok(config) => config,
             Err(message) => {
-                eprintln!("agentrisk: {path}: {message}");
+                eprintln!("agentrisk: {message}");
                 return ExitCode::from(2);
             }
         },

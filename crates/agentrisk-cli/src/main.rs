@@ -78,10 +78,7 @@ fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
             }
             "-c" | "--config" => {
                 let path = iter.next().ok_or("-c needs a config file")?;
-                let config = std::fs::read(path)
-                    .map_err(|e| format!("{path}: cannot read: {e}"))
-                    .and_then(|bytes| config_from_bytes(&bytes).map_err(|e| format!("{path}: {e}")))?;
-                out.what_if = Some((path.clone(), config));
+                out.what_if = Some((path.clone(), read_config(path)?));
             }
             "--" => out.files.extend(iter.by_ref().cloned()),
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
@@ -120,6 +117,13 @@ fn main() -> ExitCode {
         Some(other) => usage_error(&format!("unknown command {other:?}")),
         None => usage_error("no command given"),
     }
+}
+
+/// Reads and loads an `agentleak.yaml`; the error starts with its path
+/// (`PATH: cannot read: …`, `PATH: key: problem`).
+fn read_config(path: &str) -> Result<AnalysisConfig, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
+    config_from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))
 }
 
 fn usage_error(message: &str) -> ExitCode {

@@ -1,7 +1,7 @@
 //! `agentrisk run`: the reference's `agentleak run` flags, on our core.
 
 use agentrisk::analyze::Canaries;
-use agentrisk::config::{config_from_bytes, AnalysisConfig};
+use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::{detection_settings, report_from_trace, AnalysisError, AnalysisInput};
 use agentrisk::trace::parse_trace;
 use std::io::Write;
@@ -59,8 +59,7 @@ fn setup(args: &RunArgs) -> Result<(AnalysisConfig, Option<Canaries>), String> {
     let mut config = match &args.config {
         None => AnalysisConfig::default(),
         Some(path) => {
-            let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
-            let config = config_from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
+            let config = crate::read_config(path)?;
             // The reference checks the detection mode, custom severities and
             // patterns when its runner starts: before any trace, and the
             // message is about the config file, not a trace.
