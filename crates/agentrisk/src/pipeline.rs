@@ -1,14 +1,14 @@
 //! The one way from a trace to its report: parse → analyse → score →
 //! report. The CLI, the worker and the tests all call [`report_from_trace`].
 
-use crate::analyze::{findings_from_events_observed, Canaries, DetectionSettings, EventText, Finding};
+use crate::analyze::{findings_from_events_observed, Canaries, DetectionSettings, Finding};
 use crate::config::AnalysisConfig;
 use crate::detect::{Builtin, CustomDetector, CustomRuleSpec};
 use crate::model::{Detection, Report};
 use crate::pyunicode::{canonical, strip};
 use crate::report::policy::{evaluate_policy, FlowContext};
 use crate::report::{build_report, ReportOptions, RunFacts};
-use crate::trace::{PyValue, Trace, LONE_SURROGATE};
+use crate::trace::{python_str, PyValue, Trace, LONE_SURROGATE};
 use std::collections::HashMap;
 
 /// Why a trace could not be turned into a report (after it parsed).
@@ -122,19 +122,6 @@ pub fn detection_settings(config: &AnalysisConfig) -> Result<DetectionSettings, 
     Ok(DetectionSettings { builtins, custom, channels: config.channels.clone() })
 }
 
-/// Python `str()` of a metadata value, for the truthy-`transform` rule.
-fn python_str(value: &PyValue) -> String {
-    match value {
-        PyValue::Str(s) => s.clone(),
-        other => crate::trace::flatten(&PyValue::Array(vec![other.clone()])),
-    }
-}
-
-/// A key of an event's metadata (keys are unique after parsing).
-fn meta<'e>(event: &'e crate::trace::Event, key: &str) -> Option<&'e PyValue> {
-    event.metadata.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-}
-
 /// Analyses a parsed trace and builds its report.
 pub fn report_from_trace(trace: &Trace, input: &AnalysisInput<'_>) -> Result<Report, AnalysisError> {
     report_from_trace_observed(trace, input, &|_| {})
@@ -148,18 +135,7 @@ pub fn report_from_trace_observed(
 ) -> Result<Report, AnalysisError> {
     let config = input.config;
     let detection = detection_settings(config)?;
-    let events: Vec<EventText<'_>> = trace
-        .events
-        .iter()
-        .map(|e| EventText {
-            event_id: &e.event_id,
-            channel: e.channel,
-            source: &e.source,
-            target: &e.target,
-            text: &e.text,
-            metadata_transform: meta(e, "transform").filter(|v| v.is_truthy()).map(python_str),
-        })
-        .collect();
+    let events = &trace.events;
     let n = events.len();
     let on_events = |done: usize| {
         progress(if done > n {
@@ -169,9 +145,7 @@ pub fn report_from_trace_observed(
         })
     };
     progress(Progress { stage: Stage::Detecting, done: 0.0 });
-    let findings = findings_from_events_observed(&events, &detection, &config.scoring, input.canaries, &on_events);
-    // The findings borrow the trace's texts, not this list.
-    drop(events);
+    let findings = findings_from_events_observed(events, &detection, &config.scoring, input.canaries, &on_events);
     progress(Progress { stage: Stage::Reporting, done: 0.0 });
 
     let status = config.detection_status(input.env)?;
@@ -199,7 +173,7 @@ pub fn report_from_trace_observed(
     let report = build_report(&facts, &trace.events, findings, &options, |risk_index, leaked| {
         let context = |f: &Finding| {
             let event = trace.events.get(f.event_index);
-            let from_meta = |key: &str| event.and_then(|e| meta(e, key));
+            let from_meta = |key: &str| event.and_then(|e| e.meta(key));
             let purpose = from_meta("purpose").map(|v| strip(&python_str(v)).to_owned()).unwrap_or_default();
             let (mut origin, mut path) =
                 provenance.get(&canonical(&f.matched_value)).cloned().unwrap_or_else(|| (String::new(), Vec::new()));

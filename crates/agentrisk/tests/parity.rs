@@ -333,25 +333,13 @@ fn every_case_and_config_matches_the_reference() {
             let config = AnalysisConfig::default();
             let canary_set = if variant == "pack" { canaries(case) } else { None };
             let detection = agentrisk::pipeline::detection_settings(&config).unwrap();
-            let events: Vec<agentrisk::analyze::EventText> = trace
-                .events
-                .iter()
-                .map(|e| agentrisk::analyze::EventText {
-                    event_id: &e.event_id,
-                    channel: e.channel,
-                    source: &e.source,
-                    target: &e.target,
-                    text: &e.text,
-                    metadata_transform: e
-                        .metadata
-                        .iter()
-                        .find(|(k, v)| k == "transform" && v.is_truthy())
-                        .map(|(_, v)| v.as_str().unwrap_or("1").to_owned()),
-                })
-                .collect();
-            let ours =
-                agentrisk::analyze::findings_from_events(&events, &detection, &config.scoring, canary_set.as_ref());
-            let ours: Vec<Value> = ours
+            let found = agentrisk::analyze::findings_from_events(
+                &trace.events,
+                &detection,
+                &config.scoring,
+                canary_set.as_ref(),
+            );
+            let ours: Vec<Value> = found
                 .iter()
                 .map(|f| json!({"finding_id": f.finding_id, "event_id": f.event_id, "channel": f.channel.as_str(), "matched_value": f.matched_value, "level": f.level.get(), "confidence": f.confidence, "data_type": f.data_type, "detector": f.detector}))
                 .collect();

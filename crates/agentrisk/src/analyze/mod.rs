@@ -20,6 +20,7 @@ use crate::detect::{Builtin, CustomDetector, RawMatch};
 use crate::model::{Channel, Level, Severity};
 use crate::pyunicode::canonical;
 use crate::score::ScoringConfig;
+use crate::trace::Event;
 use std::borrow::Cow;
 
 /// Which detectors run and on which channels.
@@ -106,17 +107,6 @@ pub fn level_of(data_type: &str, severity: Severity, scoring: &ScoringConfig) ->
     }
 }
 
-/// The text of one event, as the pipeline sees it.
-pub struct EventText<'a> {
-    pub event_id: &'a str,
-    pub channel: Channel,
-    pub source: &'a str,
-    pub target: &'a str,
-    pub text: &'a str,
-    /// The event metadata's `transform`, when truthy, in Python `str()` spelling.
-    pub metadata_transform: Option<String>,
-}
-
 /// A canary set: planted tokens in three tiers (spec 2.5).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Canaries {
@@ -158,7 +148,7 @@ pub fn transform_label(transform: &str) -> String {
 /// Runs detection over events (in trace order) and returns every finding
 /// in final order.
 pub fn findings_from_events<'t>(
-    run_events: &[EventText<'t>],
+    run_events: &'t [Event],
     detection: &DetectionSettings,
     scoring: &ScoringConfig,
     canaries: Option<&Canaries>,
@@ -170,7 +160,7 @@ pub fn findings_from_events<'t>(
 /// scanned (about a hundred times over a long trace) and, with
 /// `run_events.len() + 1`, that the whole-trace passes have begun.
 pub fn findings_from_events_observed<'t>(
-    run_events: &[EventText<'t>],
+    run_events: &'t [Event],
     detection: &DetectionSettings,
     scoring: &ScoringConfig,
     canaries: Option<&Canaries>,
@@ -193,13 +183,14 @@ pub fn findings_from_events_observed<'t>(
         if event.text.is_empty() || !detection.channels.iter().any(|c| c == event.channel.as_str()) {
             continue;
         }
-        let mut new = NewFindings { index, event, scoring, counter, numbered: 0, seen: Vec::new() };
+        let transform = event.metadata_transform();
+        let mut new = NewFindings { index, event, transform, scoring, counter, numbered: 0, seen: Vec::new() };
         let mut created = Vec::new();
-        new.read(event.text, None, detection, canaries, &mut created);
-        let spans = suppress::credential_spans(event.text, &created);
-        let mut kept = suppress::drop_values_inside_credentials(event.text, &spans, created);
+        new.read(&event.text, None, detection, canaries, &mut created);
+        let spans = suppress::credential_spans(&event.text, &created);
+        let mut kept = suppress::drop_values_inside_credentials(&event.text, &spans, created);
         // Computed once: the obscured-copy pass reads the same views.
-        let views = decoded::views(event.text);
+        let views = decoded::views(&event.text);
         for view in &views {
             if !suppress::inside_one(&spans, view.span) {
                 new.read(&view.text, Some(&view.transform), detection, canaries, &mut kept);
@@ -246,9 +237,11 @@ pub(crate) fn sort_stable_in_place<T>(items: &mut [T], compare: impl Fn(&T, &T) 
 }
 
 /// Creates one event's findings, numbering each as it is created.
-struct NewFindings<'e, 't, 's> {
+struct NewFindings<'t, 's> {
     index: usize,
-    event: &'e EventText<'t>,
+    event: &'t Event,
+    /// The event's own [`Event::metadata_transform`].
+    transform: Option<String>,
     scoring: &'s ScoringConfig,
     counter: usize,
     numbered: usize,
@@ -256,7 +249,7 @@ struct NewFindings<'e, 't, 's> {
     seen: Vec<(Cow<'static, str>, String)>,
 }
 
-impl<'t> NewFindings<'_, 't, '_> {
+impl<'t> NewFindings<'t, '_> {
     /// Canaries, then every detector, on the event text or one decoded view of it.
     fn read(
         &mut self,
@@ -304,11 +297,9 @@ impl<'t> NewFindings<'_, 't, '_> {
             let canary_tier = canary_tiers.get(i);
             let is_canary = canary_tier.is_some();
             let (tier, transform, recommendation) = match view {
-                None => (
-                    Cow::Borrowed(canary_tier.copied().unwrap_or("regex")),
-                    self.event.metadata_transform.clone(),
-                    m.recommendation,
-                ),
+                None => {
+                    (Cow::Borrowed(canary_tier.copied().unwrap_or("regex")), self.transform.clone(), m.recommendation)
+                }
                 Some(t) => (
                     Cow::Owned(format!("decoded:{t}")),
                     Some(t.to_owned()),
@@ -326,10 +317,10 @@ impl<'t> NewFindings<'_, 't, '_> {
                 // The number is taken now, so suppressed findings use numbers up.
                 finding_id: format!("finding_{:03}", self.counter + self.numbered),
                 event_index: self.index,
-                event_id: self.event.event_id,
+                event_id: &self.event.event_id,
                 channel: self.event.channel,
-                source: self.event.source,
-                target: self.event.target,
+                source: &self.event.source,
+                target: &self.event.target,
                 level: level_of(&m.data_type, m.severity, self.scoring),
                 data_type: m.data_type,
                 severity: m.severity,

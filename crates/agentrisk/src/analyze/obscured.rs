@@ -10,8 +10,9 @@
 use super::decoded::View;
 use super::split::{split_copies_in_group, IdentifierTrie, TokenRuns};
 use super::token_match::{FxMap, FxSet};
-use super::{canonical_value, contains_at_token_boundaries, EventText, Finding, TokenMatcher};
+use super::{canonical_value, contains_at_token_boundaries, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
+use crate::trace::Event;
 
 /// Lists of items, one list per event, held in one vector (most events
 /// have empty lists, and a vector per event costs 24 bytes even empty).
@@ -44,19 +45,19 @@ impl<T> PerEvent<T> {
 
 /// The scanned events as this pass sees them, in trace order, with the
 /// decoded views of each text (spec 2.4) from the per-event pass.
-pub(super) struct Scanned<'e, 'a> {
-    events: Vec<&'e EventText<'a>>,
+pub(super) struct Scanned<'t> {
+    events: Vec<&'t Event>,
     /// The position of each in the trace (its findings' `event_index`).
     indexes: Vec<u32>,
     views: PerEvent<View>,
 }
 
-impl<'e, 'a> Scanned<'e, 'a> {
-    pub(super) fn new() -> Scanned<'e, 'a> {
+impl<'t> Scanned<'t> {
+    pub(super) fn new() -> Scanned<'t> {
         Scanned { events: Vec::new(), indexes: Vec::new(), views: PerEvent::with_capacity(0) }
     }
 
-    pub(super) fn push(&mut self, index: usize, event: &'e EventText<'a>, views: Vec<View>) {
+    pub(super) fn push(&mut self, index: usize, event: &'t Event, views: Vec<View>) {
         self.events.push(event);
         self.indexes.push(index as u32);
         self.views.push(views);
@@ -127,14 +128,14 @@ fn alnum_key(v: &str) -> String {
 
 /// Appends the anchored copies to `findings` (continuing `counter`) and
 /// removes the detector readings they replace. `findings` is in creation order.
-pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut Vec<Finding<'t>>, counter: &mut usize) {
+pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<Finding<'t>>, counter: &mut usize) {
     let events = &scanned.events;
     if events.len() < 2 || findings.is_empty() {
         return;
     }
     let unique_ids = {
         let mut ids = FxSet::default();
-        events.iter().all(|e| ids.insert(e.event_id))
+        events.iter().all(|e| ids.insert(e.event_id.as_str()))
     };
     // 1. Templates by canonical value, regardless of data type.
     let mut template_of: FxMap<String, usize> = FxMap::default();
@@ -180,7 +181,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
     let mut in_reversed: PerEvent<u32> = PerEvent::with_capacity(events.len());
     let mut in_rotated: PerEvent<u32> = PerEvent::with_capacity(events.len());
     for event in events {
-        let hits = key_matcher.indexes_in(&canonical_value(event.text));
+        let hits = key_matcher.indexes_in(&canonical_value(&event.text));
         if event.text.is_ascii() {
             // `hits` is ascending, so each spelling's keys come out ascending.
             let spelled = |s: usize| hits.iter().filter(move |&&k| k / n == s).map(|&k| (k % n) as u32);
@@ -191,7 +192,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
             in_clear.push(plain(hits));
             let reversed = canonical_value(&event.text.chars().rev().collect::<String>());
             in_reversed.push(plain(key_matcher.indexes_in(&reversed)));
-            in_rotated.push(plain(key_matcher.indexes_in(&canonical_value(&rot13(event.text)))));
+            in_rotated.push(plain(key_matcher.indexes_in(&canonical_value(&rot13(&event.text)))));
         }
     }
     // The spellings and their matcher are done with.
@@ -294,18 +295,18 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut group_of: FxMap<&str, usize> = FxMap::default();
     for (i, e) in events.iter().enumerate() {
-        match group_of.get(e.target) {
+        match group_of.get(e.target.as_str()) {
             Some(&g) => groups[g].push(i),
             None => {
-                group_of.insert(e.target, groups.len());
+                group_of.insert(&e.target, groups.len());
                 groups.push(vec![i]);
             }
         }
     }
     let first_seen: Vec<usize> = anchors.iter().map(|a| a.first_seen).collect();
     for members in groups.iter().filter(|m| m.len() >= 2) {
-        let runs: Vec<TokenRuns> = members.iter().map(|&m| TokenRuns::of(events[m].text)).collect();
-        for (pos, used) in split_copies_in_group(&trie, members, &runs, &first_seen) {
+        let runs_of = |i: usize| TokenRuns::of(&events[members[i]].text);
+        for (pos, used) in split_copies_in_group(&trie, members, &runs_of, &first_seen) {
             let anchor = &anchors[pos];
             let Some(&last) = used.last() else { continue };
             if used.iter().any(|&j| reported.contains(&(j, pos)) || held_in_clear(j, anchor)) {
@@ -347,7 +348,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
             }
         }
         *counter += 1;
-        let fragments: Vec<&str> = copy.fragments.iter().map(|&j| events[j].event_id).collect();
+        let fragments: Vec<&str> = copy.fragments.iter().map(|&j| events[j].event_id.as_str()).collect();
         let label = super::transform_label(&copy.transform);
         let kind = template.data_type.replace('_', " ");
         let how = if fragments.is_empty() { label } else { format!("{label} ({})", fragments.join(", ")) };
@@ -358,10 +359,10 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'_, 't>, findings: &mut 
         findings.push(Finding {
             finding_id: format!("finding_{:03}", *counter),
             event_index: copy.event,
-            event_id: event.event_id,
+            event_id: &event.event_id,
             channel: event.channel,
-            source: event.source,
-            target: event.target,
+            source: &event.source,
+            target: &event.target,
             confidence: if copy.transform == "split" { 0.8 } else { 0.85 },
             recommendation: format!(
                 "This {kind} reappears {how}; obscuring a value does not hide it from the recipient. {}",
@@ -426,9 +427,9 @@ mod tests {
     /// Runs the group search over single-text members 1, 2, … with every anchor first seen at event 0.
     fn split_in(texts: &[&str], identifiers: &[&str]) -> Vec<(usize, Vec<usize>)> {
         let members: Vec<usize> = (1..=texts.len()).collect();
-        let runs: Vec<TokenRuns> = texts.iter().map(|t| TokenRuns::of(t)).collect();
+        let runs_of = |i: usize| TokenRuns::of(texts[i]);
         let ids: Vec<(usize, &str)> = identifiers.iter().copied().enumerate().collect();
-        split_copies_in_group(&IdentifierTrie::new(&ids), &members, &runs, &vec![0; ids.len()])
+        split_copies_in_group(&IdentifierTrie::new(&ids), &members, &runs_of, &vec![0; ids.len()])
     }
 
     #[test]
@@ -472,11 +473,11 @@ mod tests {
             for (i, toks) in event_tokens.iter().enumerate() {
                 by_event[members[i]] = toks.clone();
             }
-            let runs: Vec<TokenRuns> = event_tokens.iter().map(|t| TokenRuns::from_tokens(t)).collect();
+            let runs_of = |i: usize| TokenRuns::from_tokens(&event_tokens[i]);
             let identifiers: Vec<(usize, &str)> = anchors.iter().enumerate().map(|(pos, (g, _))| (pos, *g)).collect();
             let first_seen: Vec<usize> = anchors.iter().map(|(_, f)| *f).collect();
             let trie = IdentifierTrie::new(&identifiers);
-            let fast = split_copies_in_group(&trie, &members, &runs, &first_seen);
+            let fast = split_copies_in_group(&trie, &members, &runs_of, &first_seen);
             let slow: Vec<(usize, Vec<usize>)> = anchors
                 .iter()
                 .enumerate()

@@ -182,12 +182,21 @@ impl IdentifierTrie {
     }
 }
 
+/// An attempt reads its starter and at most the 3 members after it.
+const ATTEMPT_MEMBERS: usize = 4;
+
 /// One group's search state.
 struct GroupSearch<'a> {
     trie: &'a IdentifierTrie,
-    /// Event indexes of the group's members, in trace order, and their tokens.
+    /// Event indexes of the group's members, in trace order.
     members: &'a [usize],
-    runs: &'a [TokenRuns],
+    /// The tokens of member `i`.
+    runs_of: &'a dyn Fn(usize) -> TokenRuns,
+    /// The tokens of members `window_start..`, only as many as the current
+    /// attempt can read (all members' tokens at once would take about the
+    /// size of the group's texts).
+    window: std::collections::VecDeque<TokenRuns>,
+    window_start: usize,
     first_seen: &'a [usize],
     /// Anchors whose search is decided, by anchor position.
     decided: Vec<bool>,
@@ -206,10 +215,28 @@ impl GroupSearch<'_> {
         }
     }
 
+    fn runs(&self, member: usize) -> &TokenRuns {
+        &self.window[member - self.window_start]
+    }
+
+    /// Holds the tokens of the members an attempt from starter `t` can read.
+    fn slide_to(&mut self, t: usize) {
+        while self.window_start < t {
+            self.window.pop_front();
+            self.window_start += 1;
+        }
+        let end = (t + ATTEMPT_MEMBERS).min(self.members.len());
+        while self.window_start + self.window.len() < end {
+            let next = (self.runs_of)(self.window_start + self.window.len());
+            self.window.push_back(next);
+        }
+    }
+
     fn run(&mut self) {
         let mut reached = Vec::new();
         for t in 0..self.members.len() {
-            self.trie.walk(ROOT, 0, &self.runs[t], &mut reached);
+            self.slide_to(t);
+            self.trie.walk(ROOT, 0, self.runs(t), &mut reached);
             reached.retain(|&(_, depth)| depth >= 3);
             let starter = self.members[t];
             for &(node, depth) in &reached {
@@ -231,7 +258,7 @@ impl GroupSearch<'_> {
     /// `holes`) into member `m`.
     fn extend(&mut self, node: u32, depth: u32, holes: &[u32], used: &[usize], t: usize, m: usize) {
         let mut reached = Vec::new();
-        self.trie.walk(node, depth, &self.runs[m], &mut reached);
+        self.trie.walk(node, depth, self.runs(m), &mut reached);
         let mut used = used.to_vec();
         used.push(self.members[m]);
         for &(next, next_depth) in &reached {
@@ -242,7 +269,7 @@ impl GroupSearch<'_> {
             for anchor in complete {
                 self.resolve(anchor, self.members[t], Some(&used));
             }
-            if next_depth - depth >= 3 && used.len() < 4 && m + 1 < self.members.len() {
+            if next_depth - depth >= 3 && used.len() < ATTEMPT_MEMBERS && m + 1 < self.members.len() {
                 let mut deeper = holes.to_vec();
                 deeper.extend(reached.iter().map(|&(h, _)| h).filter(|&h| h != next && self.trie.holds(next, h)));
                 self.extend(next, next_depth, &deeper, &used, t, m + 1);
@@ -253,16 +280,18 @@ impl GroupSearch<'_> {
 
 /// The split copies of one target group: for each anchor whose search
 /// ends with a result, (anchor position, the fragment members' event
-/// indexes), in anchor order. `runs[i]` are the tokens of `members[i]`;
-/// `first_seen` is indexed by anchor position.
+/// indexes), in anchor order. `runs_of(i)` are the tokens of `members[i]`
+/// (asked for once each, in order); `first_seen` is indexed by anchor position.
 pub(super) fn split_copies_in_group(
     trie: &IdentifierTrie,
     members: &[usize],
-    runs: &[TokenRuns],
+    runs_of: &dyn Fn(usize) -> TokenRuns,
     first_seen: &[usize],
 ) -> Vec<(usize, Vec<usize>)> {
     let decided = vec![false; first_seen.len()];
-    let mut search = GroupSearch { trie, members, runs, first_seen, decided, found: Vec::new() };
+    let window = std::collections::VecDeque::with_capacity(ATTEMPT_MEMBERS);
+    let mut search =
+        GroupSearch { trie, members, runs_of, window, window_start: 0, first_seen, decided, found: Vec::new() };
     search.run();
     let mut found = search.found;
     found.sort_unstable_by_key(|(anchor, _)| *anchor);

@@ -54,6 +54,27 @@ pub struct Event {
     pub text: String,
 }
 
+impl Event {
+    /// A key of the metadata (keys are unique after parsing).
+    pub fn meta(&self, key: &str) -> Option<&PyValue> {
+        self.metadata.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The metadata's `transform` when truthy, in Python `str()` spelling:
+    /// the findings read from this event's own text carry it.
+    pub fn metadata_transform(&self) -> Option<String> {
+        self.meta("transform").filter(|v| v.is_truthy()).map(python_str)
+    }
+}
+
+/// Python `str()` of a metadata value.
+pub fn python_str(value: &PyValue) -> String {
+    match value {
+        PyValue::Str(s) => s.clone(),
+        other => flatten(&PyValue::Array(vec![other.clone()])),
+    }
+}
+
 /// The channel names as the messages list them.
 const CHANNEL_NAMES: &str =
     "user_input, final_output, inter_agent_message, shared_memory, tool_call, tool_response, log, generated_file";
