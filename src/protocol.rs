@@ -448,18 +448,18 @@ fn analysed_trace(mut report: Report, trace: &Trace, config: &AnalysisConfig, fa
     let text_withheld = masks.is_none();
     let mut findings_by_event: HashMap<(&str, Channel), Vec<String>> = HashMap::new();
     for f in &report.findings {
-        findings_by_event.entry((f.event_id.as_str(), f.channel)).or_default().push(f.finding_id.clone());
+        findings_by_event.entry((&*f.event_id, f.channel)).or_default().push(f.finding_id.clone());
     }
     let events = listed
         .iter()
         .map(|event| EventRow {
-            event_id: event.event_id.clone(),
+            event_id: event.event_id.to_string(),
             channel: event.channel,
-            source: event.source.clone(),
-            target: event.target.clone(),
+            source: event.source.to_string(),
+            target: event.target.to_string(),
             text: masks.as_ref().map(|m| m.shown_text(&event.text)).unwrap_or_default(),
             text_chars: event.text.chars().count(),
-            finding_ids: findings_by_event.get(&(event.event_id.as_str(), event.channel)).cloned().unwrap_or_default(),
+            finding_ids: findings_by_event.get(&(&*event.event_id, event.channel)).cloned().unwrap_or_default(),
         })
         .collect();
     let block_reasons = block_reasons_from_report(&report, &config.scoring);

@@ -142,7 +142,7 @@ fn every_example_trace_gives_the_reference_report_and_masks_its_leaked_values() 
         for f in &trace.report.findings {
             let on =
                 trace.events.iter().find(|e| e.finding_ids.contains(&f.finding_id)).expect("finding's event listed");
-            assert_eq!((on.event_id.as_str(), on.channel), (f.event_id.as_str(), f.channel), "{name}");
+            assert_eq!((on.event_id.as_str(), on.channel), (&*f.event_id, f.channel), "{name}");
         }
         // No leaked value, and nothing any detector finds in an event, is
         // in clear in any event text, in any ASCII case. (The report itself

@@ -40,9 +40,9 @@ fn cell(f: &Finding, column: usize) -> String {
         2 => f.level.label().to_owned(),
         3 => f.redacted_value.clone(),
         4 => f.detector.to_string(),
-        5 => f.event_id.clone(),
-        6 => f.source.clone(),
-        _ => f.target.clone(),
+        5 => f.event_id.to_string(),
+        6 => f.source.to_string(),
+        _ => f.target.to_string(),
     }
 }
 
@@ -239,7 +239,7 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
         None => html! { <span class="mono">{ shown(&f.redacted_value) }</span> },
     };
     html! {
-        <tr id={finding_row_id(&f.finding_id)} tabindex="-1" data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.clone()} data-channel={f.channel.as_str()}>
+        <tr id={finding_row_id(&f.finding_id)} tabindex="-1" data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.to_string()} data-channel={f.channel.as_str()}>
             <td class="mono">{ f.channel.as_str() }</td>
             <td>{ shown(&f.data_type) }</td>
             <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>

@@ -5,6 +5,7 @@
 //! 2 = usage error or a file that cannot be read or parsed.
 
 mod batch;
+mod malloc;
 mod run;
 
 use agentrisk::config::{config_from_bytes, AnalysisConfig};
@@ -92,6 +93,7 @@ fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
 }
 
 fn main() -> ExitCode {
+    malloc::fix_mmap_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run") => match run::parse_args(&args[1..]) {

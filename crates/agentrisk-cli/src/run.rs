@@ -2,7 +2,7 @@
 
 use agentrisk::analyze::Canaries;
 use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::{detection_settings, report_from_trace, AnalysisError, AnalysisInput};
+use agentrisk::pipeline::{detection_settings, report_from_owned_trace, AnalysisError, AnalysisInput};
 use agentrisk::trace::parse_trace;
 use std::io::Write;
 use std::path::PathBuf;
@@ -146,13 +146,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
     for path in &args.traces {
         let input =
             AnalysisInput { config: &config, canaries: canaries.as_ref(), env: &env, generated_at: now_isoformat() };
-        // The file's bytes are dropped once parsed and the trace once
-        // analysed; the report is streamed out, never held as one string.
+        // The file's bytes are dropped once parsed and the trace as soon as
+        // the report stops reading it; the report is streamed out, never
+        // held as one string.
         let outcome = std::fs::read(path)
             .map_err(|e| format!("{path}: cannot read: {e}"))
             .and_then(|bytes| parse_trace(&bytes).map_err(|e| format!("{path}: {e}")))
             .and_then(|trace| {
-                report_from_trace(&trace, &input).map_err(|e| match (&e, &args.config) {
+                report_from_owned_trace(trace, &input).map_err(|e| match (&e, &args.config) {
                     // A vault too small for what this trace leaks: the
                     // config's vault is what to fix.
                     (AnalysisError::Scoring(_), Some(config)) => format!("{config}: {e} (for the trace {path})"),

@@ -7,7 +7,7 @@ use crate::detect::{Builtin, CustomDetector, CustomRuleSpec};
 use crate::model::{Detection, Report};
 use crate::pyunicode::{canonical, strip};
 use crate::report::policy::{evaluate_policy, FlowContext};
-use crate::report::{build_report, ReportOptions, RunFacts};
+use crate::report::{build_report, ReportDraft, ReportOptions, RunFacts};
 use crate::trace::{python_str, PyValue, Trace, LONE_SURROGATE};
 use std::collections::HashMap;
 
@@ -133,6 +133,42 @@ pub fn report_from_trace_observed(
     input: &AnalysisInput<'_>,
     progress: &dyn Fn(Progress),
 ) -> Result<Report, AnalysisError> {
+    draft_from_trace(trace, input, progress)?.finish()
+}
+
+/// [`report_from_trace`] for a caller with no more use for the trace (the
+/// CLI): it is let go as soon as the report stops reading it, before the
+/// findings are converted and compliance is assessed, so the trace and the
+/// finished report (27 and 45 MB for 100 000 events) are never held together.
+pub fn report_from_owned_trace(trace: Trace, input: &AnalysisInput<'_>) -> Result<Report, AnalysisError> {
+    let draft = draft_from_trace(&trace, input, &|_| {})?;
+    drop(trace);
+    draft.finish()
+}
+
+/// A report draft, and whether the finished report must be checked for
+/// lone surrogates (see [`check_encodable`]).
+struct Draft {
+    draft: ReportDraft,
+    check_encodable: bool,
+}
+
+impl Draft {
+    fn finish(self) -> Result<Report, AnalysisError> {
+        let report = self.draft.finish();
+        if self.check_encodable {
+            check_encodable(&report)?;
+        }
+        Ok(report)
+    }
+}
+
+/// Everything of the report that reads the trace.
+fn draft_from_trace(
+    trace: &Trace,
+    input: &AnalysisInput<'_>,
+    progress: &dyn Fn(Progress),
+) -> Result<Draft, AnalysisError> {
     let config = input.config;
     let detection = detection_settings(config)?;
     let events = &trace.events;
@@ -170,7 +206,7 @@ pub fn report_from_trace_observed(
     };
     let provenance = if config.privacy_policy.flows.is_empty() { HashMap::new() } else { provenance(trace, &findings) };
     let explicit_vault = config.scoring.vault.is_some();
-    let report = build_report(&facts, &trace.events, findings, &options, |risk_index, leaked| {
+    let draft = build_report(&facts, &trace.events, findings, &options, |risk_index, leaked| {
         let context = |f: &Finding| {
             let event = trace.events.get(f.event_index);
             let from_meta = |key: &str| event.and_then(|e| e.meta(key));
@@ -188,10 +224,7 @@ pub fn report_from_trace_observed(
         };
         evaluate_policy(&config.privacy_policy, risk_index, leaked, explicit_vault, &context)
     })?;
-    if holds_marker(trace, input.canaries) {
-        check_encodable(&report)?;
-    }
-    Ok(report)
+    Ok(Draft { draft, check_encodable: holds_marker(trace, input.canaries) })
 }
 
 /// Provenance (spec 2.7a) per canonical finding value: the sources and
@@ -217,8 +250,8 @@ fn provenance(trace: &Trace, findings: &[Finding]) -> HashMap<String, (String, V
             hit.dedup();
             for i in hit {
                 for node in [&event.source, &event.target] {
-                    if !node.is_empty() && paths[i].last() != Some(node) {
-                        paths[i].push(node.clone());
+                    if !node.is_empty() && paths[i].last().map(String::as_str) != Some(node) {
+                        paths[i].push(node.to_string());
                     }
                 }
             }
@@ -261,7 +294,7 @@ fn holds_marker(trace: &Trace, canaries: Option<&Canaries>) -> bool {
         false
     };
     let event_has = |e: &crate::trace::Event| {
-        [&e.event_id, &e.source, &e.target, &e.text].into_iter().any(|s| has(s))
+        [&*e.event_id, &*e.source, &*e.target, &e.text].into_iter().any(&has)
             || e.metadata.iter().any(|(key, value)| has(key) || value_has(value))
     };
     [&trace.run_id, &trace.agent_name, &trace.subject].into_iter().any(|s| has(s))
@@ -303,7 +336,7 @@ fn check_encodable(report: &Report) -> Result<(), AnalysisError> {
         .findings
         .iter()
         .find_map(|f| {
-            [("source", &f.source), ("target", &f.target), ("redacted value", &f.redacted_value)]
+            [("source", &*f.source), ("target", &*f.target), ("redacted value", f.redacted_value.as_str())]
                 .into_iter()
                 .find(|(_, v)| v.contains(LONE_SURROGATE))
                 .map(|(what, _)| format!("event {}, {what} (finding {})", f.event_id, f.finding_id))

@@ -213,7 +213,7 @@ fn every_plain_finding_quotes_our_flattened_text() {
         // Event ids can repeat (edge_duplicate_event_ids): keep every text.
         let mut texts: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for event in &trace.events {
-            texts.entry(event.event_id.as_str()).or_default().push(event.text.as_str());
+            texts.entry(&*event.event_id).or_default().push(event.text.as_str());
         }
         for dump in dumps {
             files += 1;

@@ -6,11 +6,13 @@
 //! thread and reads its own peak resident memory, so every size's peak is
 //! its own. The parent prints one table row per size.
 
+#[path = "../malloc.rs"]
+mod malloc;
 #[path = "agentrisk-bench/synthetic.rs"]
 mod synthetic;
 
 use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::{report_from_trace, AnalysisInput};
+use agentrisk::pipeline::{report_from_owned_trace, AnalysisInput};
 use agentrisk::trace::parse_trace;
 use std::io::Read;
 use std::process::{Command, ExitCode, Stdio};
@@ -22,7 +24,8 @@ usage: agentrisk-bench [--sizes N,N,...] [--runs N] [--write DIR] [--timeout SEC
 Generates a synthetic AgentLeak trace of N events (~210 bytes each) per size
 and times the end-to-end analysis: parse the bytes, analyse, build the
 report, serialise it as JSON (one thread), as `agentrisk run` does: the
-input bytes are dropped once parsed and the report is streamed out. Each size runs in its own child
+input bytes are dropped once parsed, the trace once the report stops reading
+it, and the report is streamed out. Each size runs in its own child
 process; peak memory is that process's VmHWM, reset after generating the
 input, so it counts the input bytes plus everything the analysis holds.
 
@@ -151,16 +154,15 @@ fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
         AnalysisInput { config: &config, canaries: None, env: &env, generated_at: "2026-07-01T09:00:00".to_owned() };
     let input_bytes = bytes.len();
     let base = peak_kib().unwrap_or(0);
-    // As `agentrisk run` does: the bytes go once parsed, the trace once
-    // analysed, and the report is streamed to its writer.
+    // As `agentrisk run` does: the bytes go once parsed, the trace once the
+    // report stops reading it, and the report is streamed to its writer.
     let t0 = Instant::now();
     let trace = parse_trace(&bytes).map_err(|e| e.to_string())?;
     drop(bytes);
     let t1 = Instant::now();
     let after_parse = peak_kib().unwrap_or(0);
-    let report = report_from_trace(&trace, &input).map_err(|e| e.to_string())?;
     let events = trace.events.len();
-    drop(trace);
+    let report = report_from_owned_trace(trace, &input).map_err(|e| e.to_string())?;
     let t2 = Instant::now();
     let after_analyse = peak_kib().unwrap_or(0);
     let mut sink = CountingSink(0);
@@ -224,6 +226,8 @@ fn run_child(events: usize, args: &Args) -> Result<Measured, String> {
 }
 
 fn main() -> ExitCode {
+    // As `agentrisk` does.
+    malloc::fix_mmap_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "-h" || a == "--help") {
         println!("{USAGE}");

@@ -206,14 +206,14 @@ mod tests {
     use super::*;
     use crate::model::{Channel, Level, Severity};
 
-    fn finding(data_type: &str, value: &str, severity: Severity, level: u8, confidence: f64) -> Finding<'static> {
+    fn finding(data_type: &str, value: &str, severity: Severity, level: u8, confidence: f64) -> Finding {
         Finding {
             finding_id: String::new(),
             event_index: 0,
-            event_id: "",
+            event_id: "".into(),
             channel: Channel::ALL[0],
-            source: "",
-            target: "",
+            source: "".into(),
+            target: "".into(),
             data_type: data_type.to_owned().into(),
             severity,
             level: Level::clamped(i64::from(level)),

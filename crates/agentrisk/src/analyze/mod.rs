@@ -13,8 +13,8 @@ mod split;
 mod suppress;
 mod token_match;
 
-pub(crate) use token_match::FxMap;
 use token_match::TokenMatcher;
+pub(crate) use token_match::{FxMap, FxSet};
 
 use crate::detect::{Builtin, CustomDetector, RawMatch};
 use crate::model::{Channel, Level, Severity};
@@ -22,6 +22,7 @@ use crate::pyunicode::canonical;
 use crate::score::ScoringConfig;
 use crate::trace::Event;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Which detectors run and on which channels.
 #[derive(Debug, Clone)]
@@ -44,16 +45,17 @@ impl Default for DetectionSettings {
 }
 
 /// One finding, with the internal fields the report leaves out. The event's
-/// texts are borrowed from the trace (`'t`), and the detector's fixed texts
-/// are borrowed too, so a finding owns little more than its value.
+/// id and node names are shared with the trace (so a finding can outlive
+/// it), and the detector's fixed texts are borrowed, so a finding owns
+/// little more than its value.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Finding<'t> {
+pub struct Finding {
     pub finding_id: String,
     pub event_index: usize,
-    pub event_id: &'t str,
+    pub event_id: Arc<str>,
     pub channel: Channel,
-    pub source: &'t str,
-    pub target: &'t str,
+    pub source: Arc<str>,
+    pub target: Arc<str>,
     pub data_type: Cow<'static, str>,
     pub severity: Severity,
     pub level: Level,
@@ -69,11 +71,11 @@ pub struct Finding<'t> {
     /// decoded readings in the obscured-copy pass.
     pub transform: Option<String>,
     /// Event ids of the fragments of a split copy.
-    pub fragments: Vec<&'t str>,
+    pub fragments: Vec<Arc<str>>,
     pub coalesced_from: Option<String>,
 }
 
-impl Finding<'_> {
+impl Finding {
     pub fn redacted_value(&self) -> String {
         redact(&self.matched_value)
     }
@@ -147,25 +149,25 @@ pub fn transform_label(transform: &str) -> String {
 
 /// Runs detection over events (in trace order) and returns every finding
 /// in final order.
-pub fn findings_from_events<'t>(
-    run_events: &'t [Event],
+pub fn findings_from_events(
+    run_events: &[Event],
     detection: &DetectionSettings,
     scoring: &ScoringConfig,
     canaries: Option<&Canaries>,
-) -> Vec<Finding<'t>> {
+) -> Vec<Finding> {
     findings_from_events_observed(run_events, detection, scoring, canaries, &|_| {})
 }
 
 /// [`findings_from_events`], telling `progress` how many events have been
 /// scanned (about a hundred times over a long trace) and, with
 /// `run_events.len() + 1`, that the whole-trace passes have begun.
-pub fn findings_from_events_observed<'t>(
-    run_events: &'t [Event],
+pub fn findings_from_events_observed(
+    run_events: &[Event],
     detection: &DetectionSettings,
     scoring: &ScoringConfig,
     canaries: Option<&Canaries>,
     progress: &dyn Fn(usize),
-) -> Vec<Finding<'t>> {
+) -> Vec<Finding> {
     let step = (run_events.len() / 100).max(1000);
     // Room for one finding per event from the start (typical traces have
     // fewer): natively, capacity never written is address space, not
@@ -173,7 +175,7 @@ pub fn findings_from_events_observed<'t>(
     // old copy behind as a hole (31 MB resident for 18 MB of findings at
     // 100 000 events). Wasm memory, once grown, stays; there the list grows.
     let reserved = if cfg!(target_arch = "wasm32") { 0 } else { run_events.len() };
-    let mut findings: Vec<Finding<'t>> = Vec::with_capacity(reserved);
+    let mut findings: Vec<Finding> = Vec::with_capacity(reserved);
     let mut scanned = obscured::Scanned::new();
     let mut counter = 0usize;
     for (index, event) in run_events.iter().enumerate() {
@@ -257,7 +259,7 @@ impl<'t> NewFindings<'t, '_> {
         view: Option<&str>,
         detection: &DetectionSettings,
         canaries: Option<&Canaries>,
-        out: &mut Vec<Finding<'t>>,
+        out: &mut Vec<Finding>,
     ) {
         let mut raw: Vec<RawMatch> = Vec::new();
         let mut canary_tiers: Vec<&'static str> = Vec::new();
@@ -317,10 +319,10 @@ impl<'t> NewFindings<'t, '_> {
                 // The number is taken now, so suppressed findings use numbers up.
                 finding_id: format!("finding_{:03}", self.counter + self.numbered),
                 event_index: self.index,
-                event_id: &self.event.event_id,
+                event_id: self.event.event_id.clone(),
                 channel: self.event.channel,
-                source: &self.event.source,
-                target: &self.event.target,
+                source: self.event.source.clone(),
+                target: self.event.target.clone(),
                 level: level_of(&m.data_type, m.severity, self.scoring),
                 data_type: m.data_type,
                 severity: m.severity,

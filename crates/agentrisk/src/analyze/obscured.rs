@@ -13,6 +13,7 @@ use super::token_match::{FxMap, FxSet};
 use super::{canonical_value, contains_at_token_boundaries, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
 use crate::trace::Event;
+use std::sync::Arc;
 
 /// Lists of items, one list per event, held in one vector (most events
 /// have empty lists, and a vector per event costs 24 bytes even empty).
@@ -128,14 +129,14 @@ fn alnum_key(v: &str) -> String {
 
 /// Appends the anchored copies to `findings` (continuing `counter`) and
 /// removes the detector readings they replace. `findings` is in creation order.
-pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<Finding<'t>>, counter: &mut usize) {
+pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<Finding>, counter: &mut usize) {
     let events = &scanned.events;
     if events.len() < 2 || findings.is_empty() {
         return;
     }
     let unique_ids = {
         let mut ids = FxSet::default();
-        events.iter().all(|e| ids.insert(e.event_id.as_str()))
+        events.iter().all(|e| ids.insert(&*e.event_id))
     };
     // 1. Templates by canonical value, regardless of data type.
     let mut template_of: FxMap<String, usize> = FxMap::default();
@@ -295,7 +296,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut group_of: FxMap<&str, usize> = FxMap::default();
     for (i, e) in events.iter().enumerate() {
-        match group_of.get(e.target.as_str()) {
+        match group_of.get(&*e.target) {
             Some(&g) => groups[g].push(i),
             None => {
                 group_of.insert(&e.target, groups.len());
@@ -348,7 +349,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
             }
         }
         *counter += 1;
-        let fragments: Vec<&str> = copy.fragments.iter().map(|&j| events[j].event_id.as_str()).collect();
+        let fragments: Vec<Arc<str>> = copy.fragments.iter().map(|&j| events[j].event_id.clone()).collect();
         let label = super::transform_label(&copy.transform);
         let kind = template.data_type.replace('_', " ");
         let how = if fragments.is_empty() { label } else { format!("{label} ({})", fragments.join(", ")) };
@@ -359,10 +360,10 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
         findings.push(Finding {
             finding_id: format!("finding_{:03}", *counter),
             event_index: copy.event,
-            event_id: &event.event_id,
+            event_id: event.event_id.clone(),
             channel: event.channel,
-            source: &event.source,
-            target: &event.target,
+            source: event.source.clone(),
+            target: event.target.clone(),
             confidence: if copy.transform == "split" { 0.8 } else { 0.85 },
             recommendation: format!(
                 "This {kind} reappears {how}; obscuring a value does not hide it from the recipient. {}",

@@ -50,11 +50,11 @@ pub(super) fn inside_one(spans: &[(usize, usize)], (start, end): (usize, usize))
 /// Drops every non-credential finding whose value occurs in the text only
 /// inside credential spans. A value that also occurs elsewhere, or that does
 /// not occur verbatim at all, stays.
-pub(super) fn drop_values_inside_credentials<'t>(
+pub(super) fn drop_values_inside_credentials(
     text: &str,
     spans: &[(usize, usize)],
-    findings: Vec<Finding<'t>>,
-) -> Vec<Finding<'t>> {
+    findings: Vec<Finding>,
+) -> Vec<Finding> {
     if spans.is_empty() {
         return findings;
     }

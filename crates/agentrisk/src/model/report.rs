@@ -190,7 +190,10 @@ pub struct Finding {
     pub finding_id: String,
     #[serde(default, with = "super::shared_str")]
     pub run_id: Arc<str>,
-    pub event_id: String,
+    /// Event ids and node names are shared with the trace's (and between
+    /// findings of one event).
+    #[serde(with = "super::shared_str")]
+    pub event_id: Arc<str>,
     pub channel: Channel,
     pub data_type: Cow<'static, str>,
     #[serde(default)]
@@ -203,10 +206,10 @@ pub struct Finding {
     pub detector: Cow<'static, str>,
     #[serde(default)]
     pub recommendation: Cow<'static, str>,
-    #[serde(default)]
-    pub source: String,
-    #[serde(default)]
-    pub target: String,
+    #[serde(default, with = "super::shared_str")]
+    pub source: Arc<str>,
+    #[serde(default, with = "super::shared_str")]
+    pub target: Arc<str>,
     /// Present only when the run was configured with `redact_values: false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matched_value: Option<String>,

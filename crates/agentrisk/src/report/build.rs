@@ -39,9 +39,10 @@ pub struct ReportOptions {
     pub generated_at: String,
 }
 
-/// Builds the report. `events` are every event of the trace, in order (for
-/// `flow` and `leak_paths`; the trace's own events, read in place).
-/// `evaluate_policy` receives the rounded risk
+/// Builds the report up to what still needs the trace: the draft's
+/// [`finish`](ReportDraft::finish) completes it. `events` are every event
+/// of the trace, in order (for `flow` and `leak_paths`; the trace's own
+/// events, read in place). `evaluate_policy` receives the rounded risk
 /// index and the leaked findings (final order) and returns the
 /// `privacy_policy` block, which feeds the gate.
 pub fn build_report<E: AsFlowEvent>(
@@ -50,7 +51,7 @@ pub fn build_report<E: AsFlowEvent>(
     findings: Vec<Finding>,
     options: &ReportOptions,
     evaluate_policy: impl FnOnce(f64, &[&Finding]) -> PrivacyPolicy,
-) -> Result<Report, ScoringError> {
+) -> Result<ReportDraft, ScoringError> {
     let scoring = &options.scoring;
     let sightings = findings.iter().map(|f| Sighting {
         data_type: &f.data_type,
@@ -77,25 +78,7 @@ pub fn build_report<E: AsFlowEvent>(
     drop(leaked);
     // Flow and leak paths need every finding, baseline ones too.
     let (flow, leak_paths) = flow_and_leak_paths(events, &facts.agent_name, &findings, options.redact_values);
-    // Last, so the findings' strings move into the report instead of being
-    // copied. The others go first, so the two lists are never both at full
-    // length, and the report's list is allocated at its exact length.
-    let mut findings = findings;
-    findings.retain(|f| f.channel.is_disclosure());
-    let run_id: Arc<str> = Arc::from(facts.run_id.as_str());
-    // Converted from the back, the finished part of the old list given
-    // back as the new one fills, so the two lists (12 and 13 MB for
-    // 100 000 events) are never both held whole.
-    findings.reverse();
-    let mut report_findings: Vec<ReportFinding> = Vec::with_capacity(findings.len());
-    while let Some(f) = findings.pop() {
-        report_findings.push(report_finding(f, &run_id, options.redact_values));
-        if findings.len() % 2048 == 0 {
-            findings.shrink_to_fit();
-        }
-    }
-
-    let mut report = Report {
+    let report = Report {
         report: REPORT_KIND.to_owned(),
         version: 2,
         scoring: "agentrisk".to_owned(),
@@ -143,7 +126,7 @@ pub fn build_report<E: AsFlowEvent>(
             vault_level_profile: risk.vault_level_profile,
             has_critical: risk.has_critical,
         },
-        findings: report_findings,
+        findings: Vec::new(),
         recommendations,
         remediation_hints,
         channel_risks: risks,
@@ -167,9 +150,43 @@ pub fn build_report<E: AsFlowEvent>(
         leak_paths: Some(leak_paths),
         metadata: None,
     };
-    // Computed from the finished report, as the reference does.
-    report.compliance = Some(assess_compliance(&report));
-    Ok(report)
+    Ok(ReportDraft { report, findings, redact_values: options.redact_values })
+}
+
+/// A report whose findings are still the analysis's and whose compliance
+/// is not assessed yet. Everything that reads the trace's events is done,
+/// so a caller that has no more use for the trace can let it go before
+/// [`ReportDraft::finish`] builds the rest.
+pub struct ReportDraft {
+    report: Report,
+    /// Every finding, in final order.
+    findings: Vec<Finding>,
+    redact_values: bool,
+}
+
+impl ReportDraft {
+    pub fn finish(self) -> Report {
+        let ReportDraft { mut report, mut findings, redact_values } = self;
+        // Last, so the findings' strings move into the report instead of
+        // being copied, and the report's list is allocated at its exact length.
+        findings.retain(|f| f.channel.is_disclosure());
+        let run_id: Arc<str> = Arc::from(report.run_id.as_str());
+        // Converted from the back, the finished part of the old list given
+        // back as the new one fills, so the two lists (12 MB each for
+        // 100 000 events) are never both held whole.
+        findings.reverse();
+        let mut report_findings: Vec<ReportFinding> = Vec::with_capacity(findings.len());
+        while let Some(f) = findings.pop() {
+            report_findings.push(report_finding(f, &run_id, redact_values));
+            if findings.len() % 2048 == 0 {
+                findings.shrink_to_fit();
+            }
+        }
+        report.findings = report_findings;
+        // Computed from the finished report, as the reference does.
+        report.compliance = Some(assess_compliance(&report));
+        report
+    }
 }
 
 fn report_finding(f: Finding, run_id: &Arc<str>, redact_values: bool) -> ReportFinding {
@@ -177,7 +194,7 @@ fn report_finding(f: Finding, run_id: &Arc<str>, redact_values: bool) -> ReportF
         redacted_value: f.redacted_value(),
         finding_id: f.finding_id,
         run_id: run_id.clone(),
-        event_id: f.event_id.to_owned(),
+        event_id: f.event_id,
         channel: f.channel,
         data_type: f.data_type,
         severity: Cow::Borrowed(f.severity.as_str()),
@@ -185,8 +202,8 @@ fn report_finding(f: Finding, run_id: &Arc<str>, redact_values: bool) -> ReportF
         confidence: round_dp(f.confidence, 3),
         detector: f.detector,
         recommendation: f.recommendation,
-        source: f.source.to_owned(),
-        target: f.target.to_owned(),
+        source: f.source,
+        target: f.target,
         matched_value: if redact_values { None } else { Some(f.matched_value) },
         level_label: Cow::Borrowed(f.level.label()),
         badge: Cow::Borrowed(f.level.badge()),

@@ -10,7 +10,7 @@
 //! Everything is a pass over events or findings with hash maps, plus sorts:
 //! near-linear in the size of the trace.
 
-use crate::analyze::{Finding, FxMap};
+use crate::analyze::{Finding, FxMap, FxSet};
 use crate::detect::tables::tables;
 use crate::model::{Channel, Flow, FlowEdge, FlowNode, LeakPath, LeakStep};
 use crate::pyunicode::strip;
@@ -83,26 +83,34 @@ fn channel_index(channel: Channel) -> usize {
     Channel::ALL.iter().position(|&c| c == channel).unwrap_or(0)
 }
 
-/// The (source, target) node ids and roles of events, and which event an
-/// event id refers to (the *last* event with that id, as in the reference).
+/// The (source, target) node ids of events, and where each finding's event
+/// id points: the *last* event with that id, as in the reference.
 struct Endpoints<'a> {
     table: &'static RoleTable,
     agent_name: &'a str,
-    ends: Vec<(&'a str, &'a str)>,
-    by_id: FxMap<&'a str, usize>,
+    /// Only the ids findings name (a long trace has far more events):
+    /// the event's position and endpoints.
+    by_id: FxMap<&'a str, (usize, (&'a str, &'a str))>,
 }
 
 impl<'a> Endpoints<'a> {
-    fn new<E: AsFlowEvent>(events: &'a [E], agent_name: &'a str) -> Endpoints<'a> {
+    fn new<E: AsFlowEvent>(events: &'a [E], agent_name: &'a str, findings: &[Finding]) -> Endpoints<'a> {
         let table = role_table();
-        let mut e = Endpoints { table, agent_name, ends: Vec::with_capacity(events.len()), by_id: FxMap::default() };
+        let named: FxSet<&str> = findings.iter().map(|f| &*f.event_id).collect();
+        let mut e = Endpoints { table, agent_name, by_id: FxMap::default() };
         for (i, event) in events.iter().map(AsFlowEvent::flow_event).enumerate() {
-            let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
-            let ends = (e.node_id(event.source, source_role), e.node_id(event.target, target_role));
-            e.ends.push(ends);
-            e.by_id.insert(event.event_id, i);
+            if named.contains(event.event_id) {
+                let ends = e.of_event(&event);
+                e.by_id.insert(event.event_id, (i, ends));
+            }
         }
         e
+    }
+
+    /// The (source, target) node ids of an event.
+    fn of_event(&self, event: &FlowEvent<'a>) -> (&'a str, &'a str) {
+        let (source_role, target_role) = self.table.by_channel[channel_index(event.channel)];
+        (self.node_id(event.source, source_role), self.node_id(event.target, target_role))
     }
 
     fn node_id(&self, explicit: &'a str, role: usize) -> &'a str {
@@ -121,14 +129,46 @@ impl<'a> Endpoints<'a> {
     /// The event position and endpoints a finding belongs to. A finding
     /// whose event id is not in the trace gets the implied endpoints of its
     /// channel and sorts after every event.
-    fn of(&self, finding: &'a Finding) -> (usize, (&'a str, &'a str)) {
-        match self.by_id.get(finding.event_id) {
-            Some(&i) => (i, self.ends[i]),
+    fn of(&self, finding: &Finding) -> (usize, (&'a str, &'a str)) {
+        match self.by_id.get(&*finding.event_id) {
+            Some(&placed) => placed,
             None => {
                 let (s, t) = self.table.by_channel[channel_index(finding.channel)];
                 (usize::MAX, (self.node_id("", s), self.node_id("", t)))
             }
         }
+    }
+}
+
+/// Where each finding sits in the trace, resolved while the events are at
+/// hand, so that the leak paths can be built once the trace is gone.
+pub struct Placements {
+    /// Node names, each once.
+    nodes: Vec<Arc<str>>,
+    /// Per finding, in the findings' order: the position of its event
+    /// (`u32::MAX` when its id is not in the trace) and its source and
+    /// target nodes.
+    of_finding: Vec<(u32, u32, u32)>,
+}
+
+impl Placements {
+    fn new<'a>(endpoints: &Endpoints<'a>, findings: &[Finding]) -> Placements {
+        let mut index: FxMap<&'a str, u32> = FxMap::default();
+        let mut nodes: Vec<Arc<str>> = Vec::new();
+        let mut node = |name: &'a str| -> u32 {
+            *index.entry(name).or_insert_with(|| {
+                nodes.push(Arc::from(name));
+                (nodes.len() - 1) as u32
+            })
+        };
+        let of_finding = findings
+            .iter()
+            .map(|f| {
+                let (position, (source, target)) = endpoints.of(f);
+                (u32::try_from(position).unwrap_or(u32::MAX), node(source), node(target))
+            })
+            .collect();
+        Placements { nodes, of_finding }
     }
 }
 
@@ -148,10 +188,14 @@ pub fn flow_and_leak_paths<E: AsFlowEvent>(
     findings: &[Finding],
     redact_values: bool,
 ) -> (Flow, Vec<LeakPath>) {
-    let endpoints = Endpoints::new(events, agent_name);
-    let flow = topology(events, &endpoints, findings);
-    let paths = leak_paths(&endpoints, findings, redact_values);
-    (flow, paths)
+    let (flow, placements) = flow_and_placements(events, agent_name, findings);
+    (flow, leak_paths(findings, &placements, redact_values))
+}
+
+/// `flow`, and what [`leak_paths`] needs of the events.
+pub fn flow_and_placements<E: AsFlowEvent>(events: &[E], agent_name: &str, findings: &[Finding]) -> (Flow, Placements) {
+    let endpoints = Endpoints::new(events, agent_name, findings);
+    (topology(events, &endpoints, findings), Placements::new(&endpoints, findings))
 }
 
 fn topology<'a, E: AsFlowEvent>(events: &'a [E], endpoints: &Endpoints<'a>, findings: &'a [Finding]) -> Flow {
@@ -161,7 +205,8 @@ fn topology<'a, E: AsFlowEvent>(events: &'a [E], endpoints: &Endpoints<'a>, find
     // (source, target, channel) → edge index, edges in first-appearance order.
     let mut edge_index: FxMap<(&str, &str, Channel), usize> = FxMap::default();
     let mut edges: Vec<(&str, &str, Channel, u64, u8)> = Vec::new();
-    for (event, &(source, target)) in events.iter().map(AsFlowEvent::flow_event).zip(&endpoints.ends) {
+    for event in events.iter().map(AsFlowEvent::flow_event) {
+        let (source, target) = endpoints.of_event(&event);
         let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
         for (node, role) in [(source, source_role), (target, target_role)] {
             let kind = kinds.entry(node).or_insert(role);
@@ -207,84 +252,58 @@ fn topology<'a, E: AsFlowEvent>(events: &'a [E], endpoints: &Endpoints<'a>, find
     Flow { nodes, edges }
 }
 
-/// Shared copies of the texts leak-path steps repeat: node names and the
-/// ids of the events that have findings, each made once.
-struct StepTexts<'a> {
-    nodes: FxMap<&'a str, Arc<str>>,
-    event_ids: FxMap<usize, Arc<str>>,
-}
-
-impl<'a> StepTexts<'a> {
-    fn node(&mut self, name: &'a str) -> Arc<str> {
-        self.nodes.entry(name).or_insert_with(|| Arc::from(name)).clone()
-    }
-
-    /// The id of the finding's event (`position` from [`Endpoints::of`]).
-    fn event_id(&mut self, position: usize, finding: &Finding) -> Arc<str> {
-        if position == usize::MAX {
-            return Arc::from(finding.event_id);
-        }
-        self.event_ids.entry(position).or_insert_with(|| Arc::from(finding.event_id)).clone()
-    }
-}
-
-fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_values: bool) -> Vec<LeakPath> {
-    let table = endpoints.table;
+/// The `leak_paths` of findings placed by [`flow_and_placements`]: one path
+/// per distinct (data type, value) that reached a disclosure channel.
+pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: bool) -> Vec<LeakPath> {
+    let table = role_table();
     let mut group_index: FxMap<(&str, &str), usize> = FxMap::default();
-    let mut groups: Vec<Vec<&Finding>> = Vec::new();
-    for f in findings {
-        let i = *group_index.entry((f.data_type.as_ref(), f.matched_value.as_str())).or_insert_with(|| {
+    // Finding positions, by (data type, value) in first-seen order.
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    for (i, f) in findings.iter().enumerate() {
+        let g = *group_index.entry((f.data_type.as_ref(), f.matched_value.as_str())).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
         });
-        groups[i].push(f);
+        groups[g].push(i as u32);
     }
     drop(group_index);
 
-    let mut texts = StepTexts { nodes: FxMap::default(), event_ids: FxMap::default() };
+    let node = |i: u32| placements.nodes[i as usize].clone();
+    let leaks_out = |g: &[u32]| g.iter().any(|&i| findings[i as usize].channel.is_disclosure());
     // Sized exactly: a long trace has tens of thousands of paths.
-    let leaking = groups.iter().filter(|g| g.iter().any(|f| f.channel.is_disclosure())).count();
-    let mut paths: Vec<LeakPath> = Vec::with_capacity(leaking);
-    for group in groups {
-        if !group.iter().any(|f| f.channel.is_disclosure()) {
+    let mut paths: Vec<LeakPath> = Vec::with_capacity(groups.iter().filter(|g| leaks_out(g)).count());
+    for mut group in groups {
+        if !leaks_out(&group) {
             continue;
         }
-        let mut placed: Vec<(usize, (&str, &str), &Finding)> = group
-            .into_iter()
-            .map(|f| {
-                let (position, ends) = endpoints.of(f);
-                (position, ends, f)
-            })
-            .collect();
-        placed.sort_by_key(|&(position, _, _)| position);
-        let steps: Vec<LeakStep> = placed
-            .iter()
-            .map(|&(position, (source, target), f)| LeakStep {
-                event_id: texts.event_id(position, f),
+        // By event position; stable, so equal positions keep finding order.
+        group.sort_by_key(|&i| placements.of_finding[i as usize].0);
+        let placed = || group.iter().map(|&i| (&findings[i as usize], placements.of_finding[i as usize]));
+        let steps: Vec<LeakStep> = placed()
+            .map(|(f, (_, source, target))| LeakStep {
+                event_id: f.event_id.clone(),
                 channel: f.channel,
-                source: texts.node(source),
-                target: texts.node(target),
+                source: node(source),
+                target: node(target),
                 kind: Cow::Borrowed(if f.channel.is_baseline() { "source" } else { "leak" }),
                 level: f.level,
                 level_label: Cow::Borrowed(f.level.label()),
             })
             .collect();
-        let leaks: Vec<&(usize, (&str, &str), &Finding)> =
-            placed.iter().filter(|(_, _, f)| f.channel.is_disclosure()).collect();
-        let level = leaks.iter().map(|(_, _, f)| f.level).max().unwrap_or(crate::model::Level::L1);
-        let mut channels: Vec<Channel> = leaks.iter().map(|(_, _, f)| f.channel).collect();
+        let leaks = || placed().filter(|(f, _)| f.channel.is_disclosure());
+        let level = leaks().map(|(f, _)| f.level).max().unwrap_or(crate::model::Level::L1);
+        let mut channels: Vec<Channel> = leaks().map(|(f, _)| f.channel).collect();
         channels.sort_by_key(|c| c.as_str());
         channels.dedup();
         // Steps whose channel has the agent as its source role (every
         // disclosure channel, as the tables stand).
-        let mut agents: Vec<&str> = leaks
-            .iter()
-            .filter(|(_, _, f)| table.by_channel[channel_index(f.channel)].0 == table.agent)
-            .map(|&&(_, (source, _), _)| source)
+        let mut agents: Vec<&Arc<str>> = leaks()
+            .filter(|(f, _)| table.by_channel[channel_index(f.channel)].0 == table.agent)
+            .map(|(_, (_, source, _))| &placements.nodes[source as usize])
             .collect();
         agents.sort_unstable();
         agents.dedup();
-        let first = placed[0].2;
+        let first = &findings[group[0] as usize];
         let origin = steps[0].clone();
         paths.push(LeakPath {
             data_type: first.data_type.to_string(),
@@ -293,9 +312,9 @@ fn leak_paths<'a>(endpoints: &Endpoints<'a>, findings: &'a [Finding], redact_val
             level_label: Cow::Borrowed(level.label()),
             entered_via: first.channel.is_baseline().then_some(first.channel),
             origin,
-            leak_count: leaks.len() as u64,
+            leak_count: leaks().count() as u64,
             channels,
-            agents: agents.into_iter().map(|a| texts.node(a)).collect(),
+            agents: agents.into_iter().cloned().collect(),
             steps,
         });
     }
@@ -314,14 +333,14 @@ mod tests {
     use super::*;
     use crate::model::{Level, Severity};
 
-    fn finding<'a>(event_id: &'a str, channel: Channel, value: &str, level: u8) -> Finding<'a> {
+    fn finding(event_id: &str, channel: Channel, value: &str, level: u8) -> Finding {
         Finding {
             finding_id: String::new(),
             event_index: 0,
-            event_id,
+            event_id: event_id.into(),
             channel,
-            source: "",
-            target: "",
+            source: "".into(),
+            target: "".into(),
             data_type: "email".into(),
             severity: Severity::Medium,
             level: Level::clamped(i64::from(level)),

@@ -18,7 +18,7 @@ pub mod policy;
 mod rescore;
 mod whatif;
 
-pub use build::{build_report, ReportOptions, RunFacts};
+pub use build::{build_report, ReportDraft, ReportOptions, RunFacts};
 pub use compliance::assess_compliance;
 pub use flow::{flow_and_leak_paths, AsFlowEvent, FlowEvent};
 pub use load::{load_report, LoadError};

@@ -159,7 +159,7 @@ fn evaluate_flows(
             continue;
         }
         let ctx = context(f);
-        let (sender, recipient) = (f.source, f.target);
+        let (sender, recipient) = (&*f.source, &*f.target);
         let matches =
             |r: &crate::config::FlowRule| r.matches(&f.data_type, sender, recipient, &ctx.purpose, &ctx.origin);
         let decision = if let Some(rule) = policy.flows.iter().find(|r| !r.allow && matches(r)) {

@@ -24,6 +24,7 @@ pub use lax::is_valid_timestamp;
 
 use crate::model::Channel;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// One agent run, as the reference reads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,12 +44,14 @@ pub struct Trace {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// As written, or `evt_NNN` (1-based position) when absent or falsy;
-    /// not necessarily unique.
-    pub event_id: String,
+    /// not necessarily unique. Shared: findings and report entries refer
+    /// to it without copying it.
+    pub event_id: Arc<str>,
     pub channel: Channel,
-    /// Kept verbatim (untrimmed).
-    pub source: String,
-    pub target: String,
+    /// Kept verbatim (untrimmed). A trace names few agents and tools over
+    /// many events, so equal names are one shared allocation.
+    pub source: Arc<str>,
+    pub target: Arc<str>,
     pub metadata: Vec<(String, PyValue)>,
     /// `content` flattened to the text detectors scan (spec 1.4).
     pub text: String,
@@ -125,10 +128,11 @@ pub fn parse_trace(bytes: &[u8]) -> Result<Trace, TraceError> {
 /// about a hundred times over a large file.
 pub fn parse_trace_with_progress(bytes: &[u8], progress: &dyn Fn(f64)) -> Result<Trace, TraceError> {
     let mut read = ReadEvents::default();
+    let mut names = Names::default();
     let step = (bytes.len() / 100).max(1 << 16);
     let mut next_report = step;
     let mut on_event = |index: usize, element: PyValue, at: usize| {
-        read.add(index, element);
+        read.add(index, element, &mut names);
         if at >= next_report {
             progress(at as f64 / bytes.len() as f64);
             next_report = at + step;
@@ -154,7 +158,7 @@ pub fn parse_trace_with_progress(bytes: &[u8], progress: &dyn Fn(f64)) -> Result
                 fields_of.push(dict_of_event(index, element)?);
             }
             for (index, fields) in fields_of.into_iter().enumerate() {
-                match event_from_fields(index, fields) {
+                match event_from_fields(index, fields, &mut names) {
                     Ok(event) => events.push(event),
                     Err(e) => {
                         field_error = Some(e);
@@ -203,7 +207,7 @@ struct ReadEvents {
 }
 
 impl ReadEvents {
-    fn add(&mut self, index: usize, element: PyValue) {
+    fn add(&mut self, index: usize, element: PyValue, names: &mut Names) {
         if index == 0 {
             *self = ReadEvents::default();
         }
@@ -214,7 +218,7 @@ impl ReadEvents {
         }
         match dict_of_event(index, element) {
             Err(e) => self.dict_error = Some(e),
-            Ok(fields) if self.field_error.is_none() => match event_from_fields(index, fields) {
+            Ok(fields) if self.field_error.is_none() => match event_from_fields(index, fields, names) {
                 Ok(event) => self.events.push(event),
                 Err(e) => {
                     self.field_error = Some(e);
@@ -311,7 +315,22 @@ fn dict_of_event(index: usize, element: PyValue) -> Result<Vec<(String, PyValue)
     Ok(fields)
 }
 
-fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>) -> Result<Event, TraceError> {
+/// The trace's source and target names, each held once.
+#[derive(Default)]
+struct Names(crate::analyze::FxSet<Arc<str>>);
+
+impl Names {
+    fn get(&mut self, name: String) -> Arc<str> {
+        if let Some(known) = self.0.get(name.as_str()) {
+            return known.clone();
+        }
+        let name: Arc<str> = Arc::from(name);
+        self.0.insert(name.clone());
+        name
+    }
+}
+
+fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>, names: &mut Names) -> Result<Event, TraceError> {
     let place = |field: &str| format!("events[{index}].{field}");
 
     // Falsy ids ("", 0, false, null, [], {}) are replaced before validation.
@@ -321,6 +340,7 @@ fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>) -> Result
         }
         _ => format!("evt_{:03}", index + 1),
     };
+    let event_id = Arc::from(event_id);
     let channel = match take_field(&mut fields, "channel") {
         None => return Err(TraceError::MissingChannel { place: place("channel") }),
         Some(value) => match value.as_str().and_then(Channel::from_name) {
@@ -329,8 +349,8 @@ fn event_from_fields(index: usize, mut fields: Vec<(String, PyValue)>) -> Result
         },
     };
     // Places are formatted only for an error (not twice per event).
-    let source = string_field(&mut fields, "source", "unknown", || place("source"))?;
-    let target = string_field(&mut fields, "target", "unknown", || place("target"))?;
+    let source = names.get(string_field(&mut fields, "source", "unknown", || place("source"))?);
+    let target = names.get(string_field(&mut fields, "target", "unknown", || place("target"))?);
     let content = match take_field(&mut fields, "content") {
         None => PyValue::Str(String::new()),
         Some(value @ (PyValue::Str(_) | PyValue::Array(_) | PyValue::Object(_))) => value,
@@ -484,8 +504,8 @@ mod tests {
         );
         assert_eq!(trace.task_success, None);
         let event = &trace.events[0];
-        assert_eq!((event.event_id.as_str(), event.channel), ("evt_001", Channel::Log));
-        assert_eq!((event.source.as_str(), event.target.as_str()), ("unknown", "unknown"));
+        assert_eq!((&*event.event_id, event.channel), ("evt_001", Channel::Log));
+        assert_eq!((&*event.source, &*event.target), ("unknown", "unknown"));
         assert_eq!(event.text, "");
         assert!(event.metadata.is_empty());
         assert!(parse("{}").unwrap().events.is_empty());
@@ -505,7 +525,7 @@ mod tests {
         assert_eq!((trace.scenario_id.as_deref(), trace.subject.as_str()), (Some("s9"), "p-42"));
         assert_eq!(trace.task_success, Some(true));
         let e = &trace.events[0];
-        assert_eq!((e.event_id.as_str(), e.channel, e.source.as_str()), ("e1", Channel::ToolCall, " agent "));
+        assert_eq!((&*e.event_id, e.channel, &*e.source), ("e1", Channel::ToolCall, " agent "));
         assert_eq!(e.text, "user email: a@b.io");
         assert_eq!(e.metadata, vec![("purpose".to_owned(), PyValue::Str("billing".into()))]);
     }
@@ -528,7 +548,7 @@ mod tests {
         }
         doc.push_str("]}");
         let trace = parse(&doc).unwrap();
-        let ids: Vec<&str> = trace.events.iter().map(|e| e.event_id.as_str()).collect();
+        let ids: Vec<&str> = trace.events.iter().map(|e| &*e.event_id).collect();
         assert_eq!(
             &ids[..9],
             ["evt_001", "evt_002", "evt_003", "evt_004", "evt_005", "evt_006", "custom_7", "evt_008", "evt_009"]
@@ -580,7 +600,7 @@ mod tests {
         // JSON syntax errors come first of all.
         assert!(error(r#"{"events": ["abc"], "x": tru}"#).contains("invalid JSON"));
         // A repeated `events` key: the last value is the one read.
-        let last = |doc: &str| parse(doc).unwrap().events.iter().map(|e| e.event_id.clone()).collect::<Vec<_>>();
+        let last = |doc: &str| parse(doc).unwrap().events.iter().map(|e| e.event_id.to_string()).collect::<Vec<_>>();
         assert_eq!(
             last(r#"{"events": [{"channel": "nope"}], "events": [{"channel": "log", "event_id": "b"}]}"#),
             ["b"]
@@ -683,7 +703,7 @@ mod tests {
     fn lone_surrogates_parse_into_the_marker() {
         let trace =
             parse(r#"{"events": [{"channel": "log", "source": "\ud83d", "content": "bad \ud83d mail"}]}"#).unwrap();
-        assert_eq!(trace.events[0].source, LONE_SURROGATE.to_string());
+        assert_eq!(&*trace.events[0].source, LONE_SURROGATE.to_string());
         assert_eq!(trace.events[0].text, format!("bad {LONE_SURROGATE} mail"));
         assert!(error(r#"{"events": [{"channel": "lo\ud83d"}]}"#).contains("unknown channel"));
     }
