@@ -4,7 +4,7 @@
 //! the reference's.
 
 use super::compliance::assess_compliance;
-use super::flow::{flow_and_leak_paths, AsFlowEvent};
+use super::flow::{flow_and_placements, leak_paths, AsFlowEvent, Placements};
 use crate::analyze::Finding;
 use crate::model::{
     AgentRiskBlock, Channel, ChannelRisk, CrossSession, Detection, Finding as ReportFinding, Level, PrivacyPolicy,
@@ -76,8 +76,9 @@ pub fn build_report<E: AsFlowEvent>(
     let total_findings = leaked.len() as u64;
     let detected_total = findings.len() as u64;
     drop(leaked);
-    // Flow and leak paths need every finding, baseline ones too.
-    let (flow, leak_paths) = flow_and_leak_paths(events, &facts.agent_name, &findings, options.redact_values);
+    // Flow and leak paths need every finding, baseline ones too. The paths
+    // themselves are built by `finish`, from where each finding sits.
+    let (flow, placements) = flow_and_placements(events, &facts.agent_name, &findings);
     let report = Report {
         report: REPORT_KIND.to_owned(),
         version: 2,
@@ -147,26 +148,32 @@ pub fn build_report<E: AsFlowEvent>(
         }),
         compliance: None,
         flow: Some(flow),
-        leak_paths: Some(leak_paths),
+        leak_paths: None,
         metadata: None,
     };
-    Ok(ReportDraft { report, findings, redact_values: options.redact_values })
+    Ok(ReportDraft { report, findings, placements, redact_values: options.redact_values })
 }
 
-/// A report whose findings are still the analysis's and whose compliance
-/// is not assessed yet. Everything that reads the trace's events is done,
-/// so a caller that has no more use for the trace can let it go before
-/// [`ReportDraft::finish`] builds the rest.
+/// A report whose findings are still the analysis's, whose leak paths are not
+/// built and whose compliance is not assessed yet. Everything that reads the
+/// trace's events is done, so a caller that has no more use for the trace can
+/// let it go before [`ReportDraft::finish`] builds the rest.
 pub struct ReportDraft {
     report: Report,
     /// Every finding, in final order.
     findings: Vec<Finding>,
+    /// Where each finding sits in the trace, for the leak paths.
+    placements: Placements,
     redact_values: bool,
 }
 
 impl ReportDraft {
     pub fn finish(self) -> Report {
-        let ReportDraft { mut report, mut findings, redact_values } = self;
+        let ReportDraft { mut report, mut findings, placements, redact_values } = self;
+        // Built here rather than in the draft, so that the paths (13 MB for
+        // 100 000 events) and the trace are never held together.
+        report.leak_paths = Some(leak_paths(&findings, &placements, redact_values));
+        drop(placements);
         // Last, so the findings' strings move into the report instead of
         // being copied, and the report's list is allocated at its exact length.
         findings.retain(|f| f.channel.is_disclosure());
