@@ -341,7 +341,7 @@ fn every_case_and_config_matches_the_reference() {
             );
             let ours: Vec<Value> = found
                 .iter()
-                .map(|f| json!({"finding_id": f.finding_id, "event_id": &*f.event_id, "channel": f.channel.as_str(), "matched_value": f.matched_value, "level": f.level.get(), "confidence": f.confidence, "data_type": f.data_type, "detector": f.detector}))
+                .map(|f| json!({"finding_id": f.finding_id(), "event_id": &*f.event_id, "channel": f.channel.as_str(), "matched_value": f.matched_value, "level": f.level.get(), "confidence": f.confidence, "data_type": f.data_type, "detector": f.detector}))
                 .collect();
             let (a, b) = (finding_rows(&ours), finding_rows(dump["findings"].as_array().unwrap()));
             finding_lists += 1;

@@ -114,18 +114,13 @@ fn coalesce_group(findings: &mut [Finding], canon: &[String], members: &[usize])
         entry.level = entry.level.max(f.level);
         entry.confidence = entry.confidence.max(f.confidence);
     }
-    let reps: FxMap<usize, (String, String)> = merged
-        .iter()
-        .map(|(&r, m)| (r, (values[m.rep].0.to_owned(), findings[values[m.rep].1].matched_value.clone())))
-        .collect();
+    let reps: FxMap<usize, String> =
+        merged.iter().map(|(&r, m)| (r, findings[values[m.rep].1].matched_value.clone())).collect();
     for (m, &i) in members.iter().enumerate() {
         let r = roots[value_of[m]];
-        let (Some(cluster), Some((rep_canon, rep_raw))) = (merged.get(&r), reps.get(&r)) else { continue };
+        let (Some(cluster), Some(rep_raw)) = (merged.get(&r), reps.get(&r)) else { continue };
         let f = &mut findings[i];
-        if canon[i] != *rep_canon {
-            f.coalesced_from = Some(std::mem::take(&mut f.matched_value));
-        }
-        f.matched_value = rep_raw.clone();
+        f.matched_value.clone_from(rep_raw);
         f.severity = cluster.severity;
         f.level = cluster.level;
         f.confidence = cluster.confidence;
@@ -179,7 +174,7 @@ fn coalesce_reference(findings: &mut [Finding]) {
                 })
                 .copied()
                 .unwrap_or(cluster);
-            let (rep_canon, rep_raw) = values[rep].clone();
+            let rep_raw = values[rep].1.clone();
             let touched: Vec<usize> =
                 members.iter().copied().filter(|&i| in_cluster.iter().any(|&v| values[v].0 == canon[i])).collect();
             let severity = touched.iter().map(|&i| findings[i].severity).max();
@@ -187,10 +182,7 @@ fn coalesce_reference(findings: &mut [Finding]) {
             let confidence = touched.iter().map(|&i| findings[i].confidence).fold(f64::MIN, f64::max);
             for &i in &touched {
                 let f = &mut findings[i];
-                if canon[i] != rep_canon {
-                    f.coalesced_from = Some(f.matched_value.clone());
-                }
-                f.matched_value = rep_raw.clone();
+                f.matched_value.clone_from(&rep_raw);
                 if let (Some(s), Some(l)) = (severity, level) {
                     f.severity = s;
                     f.level = l;
@@ -208,7 +200,7 @@ mod tests {
 
     fn finding(data_type: &str, value: &str, severity: Severity, level: u8, confidence: f64) -> Finding {
         Finding {
-            finding_id: String::new(),
+            number: 0,
             event_index: 0,
             event_id: "".into(),
             channel: Channel::ALL[0],
@@ -221,10 +213,7 @@ mod tests {
             matched_value: value.to_owned(),
             detector: "".into(),
             recommendation: "".into(),
-            tier: "".into(),
             transform: None,
-            fragments: Vec::new(),
-            coalesced_from: None,
         }
     }
 
@@ -237,17 +226,16 @@ mod tests {
             finding("y", "prediabetes", Severity::Low, 1, 0.4),
         ];
         coalesce(&mut f);
-        let got: Vec<(&str, Option<&str>, Severity, f64)> = f
-            .iter()
-            .map(|f| (f.matched_value.as_str(), f.coalesced_from.as_deref(), f.severity, f.confidence))
-            .collect();
+        let got: Vec<(&str, Severity, Level, f64)> =
+            f.iter().map(|f| (f.matched_value.as_str(), f.severity, f.level, f.confidence)).collect();
+        let (l1, l4) = (Level::clamped(1), Level::clamped(4));
         assert_eq!(
             got,
             vec![
-                ("diabetes", Some("Type 2 diabetes"), Severity::Critical, 0.9),
-                ("diabetes", None, Severity::Critical, 0.9),
-                ("diabetes", Some("Diabetes  insipidus"), Severity::Critical, 0.9),
-                ("prediabetes", None, Severity::Low, 0.4),
+                ("diabetes", Severity::Critical, l4, 0.9),
+                ("diabetes", Severity::Critical, l4, 0.9),
+                ("diabetes", Severity::Critical, l4, 0.9),
+                ("prediabetes", Severity::Low, l1, 0.4),
             ]
         );
     }

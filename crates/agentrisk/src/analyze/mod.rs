@@ -50,7 +50,8 @@ impl Default for DetectionSettings {
 /// little more than its value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
-    pub finding_id: String,
+    /// The number in the finding's id (see [`Finding::finding_id`]).
+    pub number: usize,
     pub event_index: usize,
     pub event_id: Arc<str>,
     pub channel: Channel,
@@ -63,19 +64,20 @@ pub struct Finding {
     pub matched_value: String,
     pub detector: Cow<'static, str>,
     pub recommendation: Cow<'static, str>,
-    /// `regex`, `decoded:<t>`, `anchored:<t>`, `canary_<tier>`.
-    pub tier: Cow<'static, str>,
     /// The decoding or obscuring transform (`base64`, `base64>hex`,
     /// `reversed`, `split`…). Findings of an event whose own metadata has a
     /// truthy `transform` inherit it, as in the reference, and so count as
     /// decoded readings in the obscured-copy pass.
     pub transform: Option<String>,
-    /// Event ids of the fragments of a split copy.
-    pub fragments: Vec<Arc<str>>,
-    pub coalesced_from: Option<String>,
 }
 
 impl Finding {
+    /// `finding_NNN` (at least three digits). Made when the report needs it:
+    /// a long trace has tens of thousands of findings.
+    pub fn finding_id(&self) -> String {
+        format!("finding_{:03}", self.number)
+    }
+
     pub fn redacted_value(&self) -> String {
         redact(&self.matched_value)
     }
@@ -298,12 +300,9 @@ impl<'t> NewFindings<'t, '_> {
             self.numbered += 1;
             let canary_tier = canary_tiers.get(i);
             let is_canary = canary_tier.is_some();
-            let (tier, transform, recommendation) = match view {
-                None => {
-                    (Cow::Borrowed(canary_tier.copied().unwrap_or("regex")), self.transform.clone(), m.recommendation)
-                }
+            let (transform, recommendation) = match view {
+                None => (self.transform.clone(), m.recommendation),
                 Some(t) => (
-                    Cow::Owned(format!("decoded:{t}")),
                     Some(t.to_owned()),
                     if is_canary {
                         m.recommendation
@@ -317,7 +316,7 @@ impl<'t> NewFindings<'t, '_> {
             };
             out.push(Finding {
                 // The number is taken now, so suppressed findings use numbers up.
-                finding_id: format!("finding_{:03}", self.counter + self.numbered),
+                number: self.counter + self.numbered,
                 event_index: self.index,
                 event_id: self.event.event_id.clone(),
                 channel: self.event.channel,
@@ -330,10 +329,7 @@ impl<'t> NewFindings<'t, '_> {
                 matched_value: m.value,
                 detector: m.detector,
                 recommendation,
-                tier,
                 transform,
-                fragments: Vec::new(),
-                coalesced_from: None,
             });
         }
     }

@@ -13,7 +13,6 @@ use super::token_match::{FxMap, FxSet};
 use super::{canonical_value, contains_at_token_boundaries, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
 use crate::trace::Event;
-use std::sync::Arc;
 
 /// Lists of items, one list per event, held in one vector (most events
 /// have empty lists, and a vector per event costs 24 bytes even empty).
@@ -112,14 +111,16 @@ fn frag(toks: &[String], target: &str, pos: usize) -> usize {
     best
 }
 
+fn rot13_char(c: char) -> char {
+    match c {
+        'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
+        'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
+        _ => c,
+    }
+}
+
 fn rot13(t: &str) -> String {
-    t.chars()
-        .map(|c| match c {
-            'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
-            'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
-            _ => c,
-        })
-        .collect()
+    t.chars().map(rot13_char).collect()
 }
 
 /// The alphanumeric key of step 5: the case-folded value's Unicode alphanumerics.
@@ -138,25 +139,30 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
         let mut ids = FxSet::default();
         events.iter().all(|e| ids.insert(&*e.event_id))
     };
-    // 1. Templates by canonical value, regardless of data type.
-    let mut template_of: FxMap<String, usize> = FxMap::default();
-    let mut template_keys: Vec<String> = Vec::new();
-    for (i, f) in findings.iter().enumerate() {
-        if f.data_type == "employment_status" || f.data_type == "internal_note" {
-            continue;
-        }
-        let key = canonical_value(&f.matched_value);
-        match template_of.get(&key) {
-            None => {
-                template_of.insert(key.clone(), i);
-                template_keys.push(key);
+    // 1. Templates by canonical value, regardless of data type: (key,
+    // template finding) in the order the keys were first seen. The map is
+    // given back before the keys are searched, its keys moved out, not copied.
+    let templates: Vec<(String, usize)> = {
+        let mut by_key: FxMap<String, (usize, usize)> = FxMap::default();
+        for (i, f) in findings.iter().enumerate() {
+            if f.data_type == "employment_status" || f.data_type == "internal_note" {
+                continue;
             }
-            Some(&t) if f.level > findings[t].level => {
-                template_of.insert(key, i);
+            let key = canonical_value(&f.matched_value);
+            match by_key.get_mut(&key) {
+                None => {
+                    let rank = by_key.len();
+                    by_key.insert(key, (rank, i));
+                }
+                Some((_, template)) if f.level > findings[*template].level => *template = i,
+                Some(_) => {}
             }
-            Some(_) => {}
         }
-    }
+        let mut ranked: Vec<(usize, String, usize)> =
+            by_key.into_iter().map(|(key, (rank, template))| (rank, key, template)).collect();
+        ranked.sort_unstable_by_key(|&(rank, _, _)| rank);
+        ranked.into_iter().map(|(_, key, template)| (key, template)).collect()
+    };
     // 2. Anchors: keys of 6+ code points seen in clear in some event.
     // One search per event finds each key in clear, reversed and rotated:
     // for ASCII text, the reversed (rotated) text holds a key at token
@@ -164,16 +170,28 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     // there, so the keys are searched in all three spellings at once.
     // Other text is reversed and rotated (its case folding need not
     // commute with either), and only the plain spellings are read.
-    let long_keys: Vec<&String> = template_keys.iter().filter(|k| k.chars().count() >= 6).collect();
+    let long_keys: Vec<(&str, usize)> =
+        templates.iter().filter(|(k, _)| k.chars().count() >= 6).map(|(k, t)| (k.as_str(), *t)).collect();
     let n = long_keys.len();
-    let reversed_keys: Vec<String> = long_keys.iter().map(|k| k.chars().rev().collect()).collect();
-    let rotated_keys: Vec<String> = long_keys.iter().map(|k| rot13(k)).collect();
-    let spellings: Vec<&str> = long_keys
-        .iter()
-        .map(|k| k.as_str())
-        .chain(reversed_keys.iter().map(String::as_str))
-        .chain(rotated_keys.iter().map(String::as_str))
-        .collect();
+    // The three spellings of every long key, in one buffer (tens of
+    // thousands of keys: one allocation instead of one per spelling).
+    let mut spelled = String::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(3 * n);
+    for (key, _) in &long_keys {
+        spelled.push_str(key);
+        ends.push(spelled.len());
+    }
+    for (key, _) in &long_keys {
+        spelled.extend(key.chars().rev());
+        ends.push(spelled.len());
+    }
+    for (key, _) in &long_keys {
+        spelled.extend(key.chars().map(rot13_char));
+        ends.push(spelled.len());
+    }
+    let spellings: Vec<&str> =
+        ends.iter().scan(0, |start, &end| Some(&spelled[std::mem::replace(start, end)..end])).collect();
+    drop(ends);
     let key_matcher = TokenMatcher::new(&spellings);
     let plain = |hits: Vec<usize>| hits.into_iter().filter(|&k| k < n).map(|k| k as u32);
     // Which long keys each event holds in clear (kept for steps 3 and 4),
@@ -199,7 +217,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     // The spellings and their matcher are done with.
     drop(key_matcher);
     drop(spellings);
-    drop((reversed_keys, rotated_keys));
+    drop(spelled);
     let mut first_seen: Vec<Option<usize>> = vec![None; long_keys.len()];
     for i in 0..in_clear.len() {
         for &k in in_clear.get(i) {
@@ -209,11 +227,10 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     let mut anchors: Vec<Anchor<'_>> = long_keys
         .iter()
         .enumerate()
-        .filter_map(|(k, key)| {
-            let template = template_of[*key];
+        .filter_map(|(k, &(key, template))| {
             let a = ascii_alnum(&findings[template].matched_value);
             Some(Anchor {
-                key: key.as_str(),
+                key,
                 long_key: k,
                 template,
                 first_seen: first_seen[k]?,
@@ -322,7 +339,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     // event (and only when ids are unique: they are skipped otherwise): its
     // detector readings, contiguous since findings are in creation order,
     // and the copies made on it so far.
-    drop((in_reversed, in_rotated, template_of));
+    drop((in_reversed, in_rotated));
     let readings = findings.len();
     findings.reserve_exact(copies.len());
     let mut copies_on: FxMap<usize, Vec<usize>> = FxMap::default();
@@ -349,7 +366,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
             }
         }
         *counter += 1;
-        let fragments: Vec<Arc<str>> = copy.fragments.iter().map(|&j| events[j].event_id.clone()).collect();
+        let fragments: Vec<&str> = copy.fragments.iter().map(|&j| &*events[j].event_id).collect();
         let label = super::transform_label(&copy.transform);
         let kind = template.data_type.replace('_', " ");
         let how = if fragments.is_empty() { label } else { format!("{label} ({})", fragments.join(", ")) };
@@ -358,7 +375,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
         }
         removed.push(false);
         findings.push(Finding {
-            finding_id: format!("finding_{:03}", *counter),
+            number: *counter,
             event_index: copy.event,
             event_id: event.event_id.clone(),
             channel: event.channel,
@@ -372,10 +389,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
             .trim()
             .to_owned()
             .into(),
-            tier: format!("anchored:{}", copy.transform).into(),
             transform: Some(copy.transform.clone()),
-            fragments,
-            coalesced_from: None,
             ..template
         });
     }

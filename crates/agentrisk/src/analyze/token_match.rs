@@ -47,18 +47,50 @@ pub(crate) type FxSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHas
 
 const NONE: u32 = u32::MAX;
 
-/// Byte lengths of the needles sharing a first run (usually one).
-enum Lengths {
-    One(u32),
-    Many(Vec<u32>),
+/// Marks a [`Lengths`] entry that is an index into `Lengths::many`.
+const MANY: u32 = 1 << 31;
+
+/// Byte lengths of the needles sharing a first run, by first run. Almost
+/// every run has one length, kept in the map itself (a map entry of 24
+/// bytes instead of 40: the whole-trace passes hold ~100 000 of them); the
+/// others point into `many`.
+#[derive(Default)]
+struct Lengths<'n> {
+    by_run: FxMap<&'n str, u32>,
+    many: Vec<Vec<u32>>,
 }
 
-impl Lengths {
-    fn as_slice(&self) -> &[u32] {
-        match self {
-            Lengths::One(l) => std::slice::from_ref(l),
-            Lengths::Many(v) => v,
+impl<'n> Lengths<'n> {
+    fn get(&self, run: &str) -> Option<&[u32]> {
+        let entry = self.by_run.get(run)?;
+        Some(if entry & MANY == 0 { std::slice::from_ref(entry) } else { &self.many[(entry & !MANY) as usize] })
+    }
+
+    fn add(&mut self, run: &'n str, len: u32) {
+        match self.by_run.get(run).copied() {
+            None if len & MANY == 0 => {
+                self.by_run.insert(run, len);
+            }
+            None => {
+                self.by_run.insert(run, MANY | self.many.len() as u32);
+                self.many.push(vec![len]);
+            }
+            Some(entry) if entry & MANY != 0 => {
+                let known = &mut self.many[(entry & !MANY) as usize];
+                if !known.contains(&len) {
+                    known.push(len);
+                }
+            }
+            Some(single) if single != len => {
+                self.by_run.insert(run, MANY | self.many.len() as u32);
+                self.many.push(vec![single, len]);
+            }
+            Some(_) => {}
         }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.by_run.is_empty()
     }
 }
 
@@ -67,7 +99,7 @@ pub(crate) struct TokenMatcher<'n> {
     first_index: FxMap<&'n str, u32>,
     same: Vec<u32>,
     /// First alphanumeric run → the lengths of the needles that start with it.
-    lengths: FxMap<&'n str, Lengths>,
+    lengths: Lengths<'n>,
     /// The other non-empty needles, with their indexes.
     others: Option<(aho_corasick::AhoCorasick, Vec<u32>)>,
     /// The needles of `others`, searched one by one if the automaton could
@@ -92,7 +124,7 @@ impl<'n> TokenMatcher<'n> {
     pub(crate) fn new<S: AsRef<str>>(needles: &'n [S]) -> TokenMatcher<'n> {
         let mut first_index: FxMap<&str, u32> = FxMap::default();
         let mut same = vec![NONE; needles.len()];
-        let mut lengths: FxMap<&str, Lengths> = FxMap::default();
+        let mut lengths = Lengths::default();
         let mut others: Vec<(&str, u32)> = Vec::new();
         for (i, needle) in needles.iter().enumerate() {
             let (needle, i) = (needle.as_ref(), i as u32);
@@ -118,15 +150,7 @@ impl<'n> TokenMatcher<'n> {
                 }
             }
             let first_run = &needle[..run_end(needle, 0)];
-            let len = needle.len() as u32;
-            match lengths.get_mut(first_run) {
-                None => {
-                    lengths.insert(first_run, Lengths::One(len));
-                }
-                Some(known) if known.as_slice().contains(&len) => {}
-                Some(Lengths::Many(v)) => v.push(len),
-                Some(slot) => *slot = Lengths::Many(vec![slot.as_slice()[0], len]),
-            }
+            lengths.add(first_run, needle.len() as u32);
         }
         let (others, fallback) = if others.is_empty() {
             (None, Vec::new())
@@ -155,7 +179,7 @@ impl<'n> TokenMatcher<'n> {
                 // `at` starts a maximal alphanumeric run.
                 let end = run_end(haystack, at);
                 if let Some(lengths) = self.lengths.get(&haystack[at..end]) {
-                    for &len in lengths.as_slice() {
+                    for &len in lengths {
                         let stop = at + len as usize;
                         let Some(candidate) = haystack.get(at..stop) else { continue };
                         if !alnum_at_start(&haystack[stop..]) {

@@ -199,7 +199,7 @@ impl ReportDraft {
 fn report_finding(f: Finding, run_id: &Arc<str>, redact_values: bool) -> ReportFinding {
     ReportFinding {
         redacted_value: f.redacted_value(),
-        finding_id: f.finding_id,
+        finding_id: f.finding_id(),
         run_id: run_id.clone(),
         event_id: f.event_id,
         channel: f.channel,

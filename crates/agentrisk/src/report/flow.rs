@@ -335,7 +335,7 @@ mod tests {
 
     fn finding(event_id: &str, channel: Channel, value: &str, level: u8) -> Finding {
         Finding {
-            finding_id: String::new(),
+            number: 0,
             event_index: 0,
             event_id: event_id.into(),
             channel,
@@ -348,10 +348,7 @@ mod tests {
             matched_value: value.to_owned(),
             detector: "".into(),
             recommendation: "".into(),
-            tier: "".into(),
             transform: None,
-            fragments: Vec::new(),
-            coalesced_from: None,
         }
     }
 

@@ -31,7 +31,7 @@ pub fn evaluate_policy(
     let mut violate = |rule: &str, message: String, count: usize, ids: Vec<String>| {
         violations.push(PolicyViolation { rule: rule.to_owned(), message, count: count as u64, finding_ids: ids });
     };
-    let ids = |fs: &[&&Finding]| fs.iter().map(|f| f.finding_id.clone()).collect::<Vec<_>>();
+    let ids = |fs: &[&&Finding]| fs.iter().map(|f| f.finding_id()).collect::<Vec<_>>();
 
     if let Some(max) = policy.max_risk_index {
         checked.push("max_risk_index".into());
@@ -205,7 +205,7 @@ fn evaluate_flows(
                 show(recipient)
             ));
             violations.push(FlowDecision {
-                finding_id: f.finding_id.clone(),
+                finding_id: f.finding_id(),
                 data_type: f.data_type.to_string(),
                 sender: sender.to_owned(),
                 recipient: recipient.to_owned(),
