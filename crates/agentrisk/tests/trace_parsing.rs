@@ -213,7 +213,7 @@ fn every_plain_finding_quotes_our_flattened_text() {
         // Event ids can repeat (edge_duplicate_event_ids): keep every text.
         let mut texts: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for event in &trace.events {
-            texts.entry(&*event.event_id).or_default().push(event.text.as_str());
+            texts.entry(&*event.event_id).or_default().push(&*event.text);
         }
         for dump in dumps {
             files += 1;
@@ -246,7 +246,7 @@ fn every_plain_finding_quotes_our_flattened_text() {
 fn corpus_flattening_examples() {
     let text_of = |case: &str, index: usize| -> String {
         let bytes = std::fs::read(cases_dir().join(case).join("trace.json")).expect("trace");
-        parse_trace(&bytes).expect("parses").events[index].text.clone()
+        parse_trace(&bytes).expect("parses").events[index].text.to_string()
     };
     assert_eq!(text_of("edge_json_duplicate_keys", 0), "email: second@example.com");
     assert_eq!(text_of("edge_json_nan", 0), "balance: nan | limit: inf | ssn: 123-45-6789");
@@ -277,7 +277,7 @@ fn nesting_up_to_the_bound_parses_and_flattens_and_deeper_is_refused() {
     };
     let doc = arrays(deepest);
     let trace = parse_trace(doc.as_bytes()).expect("deep trace parses");
-    assert_eq!(trace.events[0].text, "mail a@b.io | 1e-07");
+    assert_eq!(&*trace.events[0].text, "mail a@b.io | 1e-07");
     // The tree parser and the streaming trace parser agree on the text.
     let tree = parse_json(doc.as_bytes()).expect("deep document parses");
     let content = match &tree {
@@ -290,7 +290,7 @@ fn nesting_up_to_the_bound_parses_and_flattens_and_deeper_is_refused() {
         },
         other => panic!("document is {other:?}"),
     };
-    assert_eq!(flatten(&content), trace.events[0].text);
+    assert_eq!(flatten(&content), &*trace.events[0].text);
     let copy = trace.clone();
     assert!(copy == trace);
     drop(copy);
@@ -326,7 +326,7 @@ fn integers_over_4300_digits_are_rejected() {
     let trace =
         |digits: usize| format!(r#"{{"events": [{{"channel": "log", "content": {{"n": {}}}}}]}}"#, "9".repeat(digits));
     let ok = parse_trace(trace(4300).as_bytes()).expect("4300 digits are within Python's limit");
-    assert_eq!(ok.events[0].text, format!("n: {}", "9".repeat(4300)));
+    assert_eq!(&*ok.events[0].text, format!("n: {}", "9".repeat(4300)));
     match parse_trace(trace(4301).as_bytes()) {
         Err(TraceError::Json { line: 1, column: 49, message }) => assert!(message.contains("4301 digits"), "{message}"),
         other => panic!("expected a JSON error at the integer, got {other:?}"),
