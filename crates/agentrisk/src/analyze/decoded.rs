@@ -108,7 +108,8 @@ fn percent_spans(text: &str) -> Vec<(usize, usize)> {
 /// character after it to be whitespace or the end, so when a non-space
 /// character follows, the regex backs off one pair (leaving a space next).
 fn spaced_spans(text: &str) -> Vec<(usize, usize)> {
-    if text.bytes().filter(|&b| b == b' ').count() < 7 {
+    // Fewer than 7 spaces: no 8 spaced characters. Counting stops at 7.
+    if text.bytes().filter(|&b| b == b' ').nth(6).is_none() {
         return Vec::new();
     }
     if text.is_ascii() {

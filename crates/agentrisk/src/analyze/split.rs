@@ -90,6 +90,9 @@ pub(super) struct IdentifierTrie {
     size: Vec<u32>,
     /// (node, anchor) for each identifier's last character, by node.
     ends: Vec<(u32, u32)>,
+    /// The root's child for each ASCII byte (`ROOT` for none): every token
+    /// start of every text is looked up at the root, and most go no further.
+    root_children: [u32; 128],
 }
 
 impl IdentifierTrie {
@@ -138,10 +141,23 @@ impl IdentifierTrie {
         for node in (1..n).rev() {
             size[parent[node] as usize] += size[node];
         }
-        IdentifierTrie { child_start, edge_byte, edge_node, size, ends }
+        let mut root_children = [ROOT; 128];
+        if n > 1 {
+            for at in child_start[0] as usize..child_start[1] as usize {
+                if let Some(slot) = root_children.get_mut(usize::from(edge_byte[at])) {
+                    *slot = edge_node[at];
+                }
+            }
+        }
+        IdentifierTrie { child_start, edge_byte, edge_node, size, ends, root_children }
     }
 
     fn child(&self, node: u32, b: u8) -> Option<u32> {
+        if node == ROOT {
+            // Token bytes are ASCII letters and digits.
+            let child = *self.root_children.get(usize::from(b))?;
+            return (child != ROOT).then_some(child);
+        }
         let range = self.child_start[node as usize] as usize..self.child_start[node as usize + 1] as usize;
         let bytes = &self.edge_byte[range.clone()];
         let i = if bytes.len() <= 8 { bytes.iter().position(|&x| x == b)? } else { bytes.binary_search(&b).ok()? };
