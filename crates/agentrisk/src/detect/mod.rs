@@ -141,7 +141,7 @@ pub(crate) fn captures<'r, 't: 'r>(
     text: &ScreenedText<'t>,
 ) -> Box<dyn Iterator<Item = fancy_regex::Captures<'t, str>> + 'r> {
     if text.screen.may_match(re) {
-        re.captures(text.text)
+        re.captures_classified(text.text, text.screen.python_classes())
     } else {
         Box::new(std::iter::empty())
     }

@@ -265,7 +265,20 @@ impl PyRegex {
     where
         't: 'r,
     {
-        if needs_python_classes(text) {
+        self.captures_classified(text, needs_python_classes(text))
+    }
+
+    /// [`PyRegex::captures`] on a text whose [`needs_python_classes`] is
+    /// known (a screened text's detectors would otherwise each ask again).
+    pub fn captures_classified<'r, 't>(
+        &'r self,
+        text: &'t str,
+        python_classes: bool,
+    ) -> Box<dyn Iterator<Item = Captures<'t, str>> + 'r>
+    where
+        't: 'r,
+    {
+        if python_classes {
             let exact = self.exact.get_or_init(|| {
                 fancy_regex::RegexBuilder::new(&translate(&self.pattern))
                     .backtrack_limit(1_000_000)
@@ -320,6 +333,8 @@ pub struct Prefilter {
 pub struct Screen<'p, 't> {
     prefilter: Option<&'p Prefilter>,
     text: &'t str,
+    /// [`needs_python_classes`] of the text.
+    python_classes: bool,
     matched: Vec<OnceLock<Vec<bool>>>,
 }
 
@@ -359,16 +374,26 @@ impl Prefilter {
 
     pub fn screen<'t>(&self, text: &'t str) -> Screen<'_, 't> {
         if needs_python_classes(text) {
-            return Screen::everything(text);
+            return Screen { prefilter: None, text, python_classes: true, matched: Vec::new() };
         }
-        Screen { prefilter: Some(self), text, matched: (0..self.sets.len()).map(|_| OnceLock::new()).collect() }
+        Screen {
+            prefilter: Some(self),
+            text,
+            python_classes: false,
+            matched: (0..self.sets.len()).map(|_| OnceLock::new()).collect(),
+        }
     }
 }
 
 impl<'t> Screen<'_, 't> {
     /// A screen that rules nothing out.
     pub fn everything(text: &'t str) -> Screen<'static, 't> {
-        Screen { prefilter: None, text, matched: Vec::new() }
+        Screen { prefilter: None, text, python_classes: needs_python_classes(text), matched: Vec::new() }
+    }
+
+    /// Whether the text needs Python's classes ([`needs_python_classes`]).
+    pub fn python_classes(&self) -> bool {
+        self.python_classes
     }
 
     /// Whether `re` can match the screened text (`false` only when it cannot).
