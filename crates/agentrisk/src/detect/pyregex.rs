@@ -318,9 +318,10 @@ impl PyRegex {
 /// Each pattern's relaxed form (look-arounds dropped: a superset of its
 /// native matches) goes into a `RegexSet` of its group, so a pattern the set
 /// rules out has no native match, and its own scan can be skipped. A group
-/// is screened the first time one of its patterns is asked about (one
-/// group per detector: a disabled detector costs nothing, and small sets
-/// keep the lazy DFA small — one set of every pattern was twice as slow).
+/// is screened the first time one of its patterns is asked about (a group
+/// no enabled detector uses costs nothing). Each group is one more scan of
+/// every text, but one set of every pattern was twice as slow (its lazy DFA
+/// grows large), so the caller picks the groups (see `detect::prefilter`).
 /// Texts that need Python's classes are not screened (the native form is
 /// not what runs on them).
 pub struct Prefilter {
