@@ -63,15 +63,39 @@ fn is_base64_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-')
 }
 
+/// Maximal runs of the base64 alphabet at least 8 bytes long: the only
+/// places a base64 body, or a long hex run, can be.
+fn long_base64_runs(text: &str) -> Vec<(usize, usize)> {
+    byte_runs(text, is_base64_char).filter(|&(start, end)| end - start >= 8).collect()
+}
+
+/// The maximal hex-digit runs of at least 16 bytes, read inside the long
+/// base64 runs `runs` of `text`: hex digits are base64 characters, so such
+/// a run lies inside one, and the bytes around that run are not hex digits.
+/// One pass over the text then serves both alphabets.
+fn long_hex_runs<'a>(text: &'a str, runs: &'a [(usize, usize)]) -> impl Iterator<Item = (usize, usize)> + 'a {
+    runs.iter()
+        .filter(|&&(start, end)| end - start >= 16)
+        .flat_map(move |&(start, end)| {
+            byte_runs(&text[start..end], |b| b.is_ascii_hexdigit()).map(move |(s, e)| (start + s, start + e))
+        })
+        .filter(|&(start, end)| end - start >= 16)
+}
+
 /// The `base64` regex: a body can only start a maximal run of the alphabet
 /// (look-behind) and must take all of it (a shorter body is followed by an
 /// alphabet character); the `=`s after it must be all there are, at most
 /// two, and not followed by the alphabet.
+#[cfg(test)]
 fn base64_spans(text: &str) -> Vec<(usize, usize)> {
+    base64_spans_in(text, &long_base64_runs(text))
+}
+
+/// [`base64_spans`] from the text's [`long_base64_runs`].
+fn base64_spans_in(text: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
-    byte_runs(text, is_base64_char)
-        .filter(|&(start, end)| end - start >= 8)
-        .filter_map(|(start, end)| {
+    runs.iter()
+        .filter_map(|&(start, end)| {
             let pad = b[end..].iter().take_while(|&&c| c == b'=').count();
             let after = b.get(end + pad).copied();
             (pad <= 2 && !(pad > 0 && after.is_some_and(is_base64_char))).then_some((start, end + pad))
@@ -108,7 +132,8 @@ fn percent_spans(text: &str) -> Vec<(usize, usize)> {
 /// character after it to be whitespace or the end, so when a non-space
 /// character follows, the regex backs off one pair (leaving a space next).
 fn spaced_spans(text: &str) -> Vec<(usize, usize)> {
-    if text.bytes().filter(|&b| b == b' ').count() < 7 {
+    // Fewer than 7 spaces: no 8 spaced characters. Counting stops at 7.
+    if text.bytes().filter(|&b| b == b' ').nth(6).is_none() {
         return Vec::new();
     }
     if text.is_ascii() {
@@ -167,8 +192,8 @@ pub fn views(text: &str) -> Vec<View> {
 fn views_one_level(text: &str) -> Vec<View> {
     let mut out = Vec::new();
     let mut kept_hex: Vec<(usize, usize)> = Vec::new();
-    let long_even = |&(start, end): &(usize, usize)| end - start >= 16 && (end - start) % 2 == 0;
-    for (start, end) in byte_runs(text, |b| b.is_ascii_hexdigit()).filter(long_even) {
+    let runs = long_base64_runs(text);
+    for (start, end) in long_hex_runs(text, &runs).filter(|&(start, end)| (end - start) % 2 == 0) {
         let run = &text[start..end];
         let bytes: Vec<u8> =
             (0..run.len()).step_by(2).filter_map(|i| u8::from_str_radix(&run[i..i + 2], 16).ok()).collect();
@@ -177,7 +202,7 @@ fn views_one_level(text: &str) -> Vec<View> {
             out.push(View { transform: "hex".into(), span: (start, end), text: decoded });
         }
     }
-    for span in base64_spans(text) {
+    for span in base64_spans_in(text, &runs) {
         if kept_hex.iter().any(|&(s, e)| s <= span.0 && span.1 <= e) {
             continue;
         }
@@ -308,6 +333,8 @@ mod tests {
             text in "([a-fA-F0-9]{1,20}|[g-zG-Z+/_=-]{1,3}| {1,2}|[\t\n\u{1c}\u{a0}\u{2003}]|[%\"'<>&?#.]|é|\u{FF10}|x y z w v u t s r|={1,3}){0,14}"
         ) {
             proptest::prop_assert_eq!(hex_spans(&text), regex_spans(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]+(?![0-9A-Fa-f])", &text));
+            let long_hex: Vec<(usize, usize)> = hex_spans(&text).into_iter().filter(|&(s, e)| e - s >= 16).collect();
+            proptest::prop_assert_eq!(long_hex_runs(&text, &long_base64_runs(&text)).collect::<Vec<_>>(), long_hex);
             proptest::prop_assert_eq!(
                 base64_spans(&text),
                 regex_spans(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{8,}={0,2}(?![A-Za-z0-9+/_\-=])", &text)

@@ -358,28 +358,37 @@ pub fn contains_at_token_boundaries(haystack: &str, needle: &str) -> bool {
 
 /// The canonical form of a finding value (spec 2.7).
 pub fn canonical_value(value: &str) -> String {
+    let mut out = String::new();
+    canonical_value_into(value, &mut out);
+    out
+}
+
+/// [`canonical_value`], written over `out`: a pass over every event text
+/// reuses one buffer instead of allocating a string per event.
+pub fn canonical_value_into(value: &str, out: &mut String) {
+    out.clear();
     if !value.is_ascii() {
-        return canonical(value);
+        out.push_str(&canonical(value));
+        return;
     }
     // ASCII only: Python's whitespace here is U+0009–U+000D and
     // U+001C–U+0020, and case folding is plain lower-casing. Same result as
     // `canonical`, without a table lookup per character (whole event texts
     // go through here).
     let is_space = |b: u8| matches!(b, 0x09..=0x0D | 0x1C..=0x20);
-    let mut out = Vec::with_capacity(value.len());
+    out.reserve(value.len());
     let mut pending_space = false;
     for &b in value.as_bytes() {
         if is_space(b) {
             pending_space = !out.is_empty();
         } else {
             if pending_space {
-                out.push(b' ');
+                out.push(' ');
                 pending_space = false;
             }
-            out.push(b.to_ascii_lowercase());
+            out.push(char::from(b.to_ascii_lowercase()));
         }
     }
-    String::from_utf8(out).unwrap_or_else(|_| canonical(value))
 }
 
 #[cfg(test)]

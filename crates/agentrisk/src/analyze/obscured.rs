@@ -10,7 +10,7 @@
 use super::decoded::View;
 use super::split::{split_copies_in_group, IdentifierTrie, TokenRuns};
 use super::token_match::{FxMap, FxSet};
-use super::{canonical_value, contains_at_token_boundaries, Finding, TokenMatcher};
+use super::{canonical_value, canonical_value_into, contains_at_token_boundaries, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
 use crate::trace::Event;
 
@@ -199,8 +199,10 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     let mut in_clear: PerEvent<u32> = PerEvent::with_capacity(events.len());
     let mut in_reversed: PerEvent<u32> = PerEvent::with_capacity(events.len());
     let mut in_rotated: PerEvent<u32> = PerEvent::with_capacity(events.len());
+    let mut canonical_text = String::new();
     for event in events {
-        let hits = key_matcher.indexes_in(&canonical_value(&event.text));
+        canonical_value_into(&event.text, &mut canonical_text);
+        let hits = key_matcher.indexes_in(&canonical_text);
         if event.text.is_ascii() {
             // `hits` is ascending, so each spelling's keys come out ascending.
             let spelled = |s: usize| hits.iter().filter(move |&&k| k / n == s).map(|&k| (k % n) as u32);
@@ -323,7 +325,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     }
     let first_seen: Vec<usize> = anchors.iter().map(|a| a.first_seen).collect();
     for members in groups.iter().filter(|m| m.len() >= 2) {
-        let runs_of = |i: usize| TokenRuns::of(&events[members[i]].text);
+        let runs_of = |i: usize, runs: &mut TokenRuns| runs.refill(&events[members[i]].text);
         for (pos, used) in split_copies_in_group(&trie, members, &runs_of, &first_seen) {
             let anchor = &anchors[pos];
             let Some(&last) = used.last() else { continue };
@@ -442,7 +444,7 @@ mod tests {
     /// Runs the group search over single-text members 1, 2, … with every anchor first seen at event 0.
     fn split_in(texts: &[&str], identifiers: &[&str]) -> Vec<(usize, Vec<usize>)> {
         let members: Vec<usize> = (1..=texts.len()).collect();
-        let runs_of = |i: usize| TokenRuns::of(texts[i]);
+        let runs_of = |i: usize, runs: &mut TokenRuns| runs.refill(texts[i]);
         let ids: Vec<(usize, &str)> = identifiers.iter().copied().enumerate().collect();
         split_copies_in_group(&IdentifierTrie::new(&ids), &members, &runs_of, &vec![0; ids.len()])
     }
@@ -488,7 +490,7 @@ mod tests {
             for (i, toks) in event_tokens.iter().enumerate() {
                 by_event[members[i]] = toks.clone();
             }
-            let runs_of = |i: usize| TokenRuns::from_tokens(&event_tokens[i]);
+            let runs_of = |i: usize, runs: &mut TokenRuns| *runs = TokenRuns::from_tokens(&event_tokens[i]);
             let identifiers: Vec<(usize, &str)> = anchors.iter().enumerate().map(|(pos, (g, _))| (pos, *g)).collect();
             let first_seen: Vec<usize> = anchors.iter().map(|(_, f)| *f).collect();
             let trie = IdentifierTrie::new(&identifiers);

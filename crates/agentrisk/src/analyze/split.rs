@@ -25,6 +25,7 @@
 
 /// The lower-cased ASCII letter/digit runs of a text (spec 2.6 `tokens`),
 /// concatenated, with the offset where each token starts and, last, the end.
+#[derive(Default)]
 pub(super) struct TokenRuns {
     joined: Vec<u8>,
     bounds: Vec<u32>,
@@ -32,9 +33,21 @@ pub(super) struct TokenRuns {
 
 impl TokenRuns {
     pub(super) fn of(text: &str) -> TokenRuns {
+        let mut runs = TokenRuns::default();
+        runs.refill(text);
+        runs
+    }
+
+    /// Replaces the runs with those of `text`, keeping the buffers: the
+    /// split search reads every event of a group, and allocating two
+    /// vectors per event (growing one of them push by push) cost more than
+    /// the scan itself.
+    pub(super) fn refill(&mut self, text: &str) {
+        let TokenRuns { joined, bounds } = self;
+        joined.clear();
+        bounds.clear();
         // At most the text's length; growing byte by byte cost more than the scan.
-        let mut joined = Vec::with_capacity(text.len());
-        let mut bounds = Vec::new();
+        joined.reserve(text.len());
         let mut in_token = false;
         for &b in text.as_bytes() {
             if b.is_ascii_alphanumeric() {
@@ -50,7 +63,6 @@ impl TokenRuns {
             }
         }
         bounds.push(joined.len() as u32);
-        TokenRuns { joined, bounds }
     }
 
     #[cfg(test)]
@@ -78,6 +90,9 @@ pub(super) struct IdentifierTrie {
     size: Vec<u32>,
     /// (node, anchor) for each identifier's last character, by node.
     ends: Vec<(u32, u32)>,
+    /// The root's child for each ASCII byte (`ROOT` for none): every token
+    /// start of every text is looked up at the root, and most go no further.
+    root_children: [u32; 128],
 }
 
 impl IdentifierTrie {
@@ -126,10 +141,23 @@ impl IdentifierTrie {
         for node in (1..n).rev() {
             size[parent[node] as usize] += size[node];
         }
-        IdentifierTrie { child_start, edge_byte, edge_node, size, ends }
+        let mut root_children = [ROOT; 128];
+        if n > 1 {
+            for at in child_start[0] as usize..child_start[1] as usize {
+                if let Some(slot) = root_children.get_mut(usize::from(edge_byte[at])) {
+                    *slot = edge_node[at];
+                }
+            }
+        }
+        IdentifierTrie { child_start, edge_byte, edge_node, size, ends, root_children }
     }
 
     fn child(&self, node: u32, b: u8) -> Option<u32> {
+        if node == ROOT {
+            // Token bytes are ASCII letters and digits.
+            let child = *self.root_children.get(usize::from(b))?;
+            return (child != ROOT).then_some(child);
+        }
         let range = self.child_start[node as usize] as usize..self.child_start[node as usize + 1] as usize;
         let bytes = &self.edge_byte[range.clone()];
         let i = if bytes.len() <= 8 { bytes.iter().position(|&x| x == b)? } else { bytes.binary_search(&b).ok()? };
@@ -190,13 +218,15 @@ struct GroupSearch<'a> {
     trie: &'a IdentifierTrie,
     /// Event indexes of the group's members, in trace order.
     members: &'a [usize],
-    /// The tokens of member `i`.
-    runs_of: &'a dyn Fn(usize) -> TokenRuns,
+    /// Fills in the tokens of member `i`.
+    runs_of: &'a dyn Fn(usize, &mut TokenRuns),
     /// The tokens of members `window_start..`, only as many as the current
     /// attempt can read (all members' tokens at once would take about the
     /// size of the group's texts).
     window: std::collections::VecDeque<TokenRuns>,
     window_start: usize,
+    /// Buffers of members that left the window, refilled for the next ones.
+    spare: Vec<TokenRuns>,
     first_seen: &'a [usize],
     /// Anchors whose search is decided, by anchor position.
     decided: Vec<bool>,
@@ -222,12 +252,13 @@ impl GroupSearch<'_> {
     /// Holds the tokens of the members an attempt from starter `t` can read.
     fn slide_to(&mut self, t: usize) {
         while self.window_start < t {
-            self.window.pop_front();
+            self.spare.extend(self.window.pop_front());
             self.window_start += 1;
         }
         let end = (t + ATTEMPT_MEMBERS).min(self.members.len());
         while self.window_start + self.window.len() < end {
-            let next = (self.runs_of)(self.window_start + self.window.len());
+            let mut next = self.spare.pop().unwrap_or_default();
+            (self.runs_of)(self.window_start + self.window.len(), &mut next);
             self.window.push_back(next);
         }
     }
@@ -280,18 +311,28 @@ impl GroupSearch<'_> {
 
 /// The split copies of one target group: for each anchor whose search
 /// ends with a result, (anchor position, the fragment members' event
-/// indexes), in anchor order. `runs_of(i)` are the tokens of `members[i]`
-/// (asked for once each, in order); `first_seen` is indexed by anchor position.
+/// indexes), in anchor order. `runs_of(i, runs)` fills `runs` with the
+/// tokens of `members[i]` (asked for once each, in order); `first_seen` is
+/// indexed by anchor position.
 pub(super) fn split_copies_in_group(
     trie: &IdentifierTrie,
     members: &[usize],
-    runs_of: &dyn Fn(usize) -> TokenRuns,
+    runs_of: &dyn Fn(usize, &mut TokenRuns),
     first_seen: &[usize],
 ) -> Vec<(usize, Vec<usize>)> {
     let decided = vec![false; first_seen.len()];
     let window = std::collections::VecDeque::with_capacity(ATTEMPT_MEMBERS);
-    let mut search =
-        GroupSearch { trie, members, runs_of, window, window_start: 0, first_seen, decided, found: Vec::new() };
+    let mut search = GroupSearch {
+        trie,
+        members,
+        runs_of,
+        window,
+        window_start: 0,
+        spare: Vec::new(),
+        first_seen,
+        decided,
+        found: Vec::new(),
+    };
     search.run();
     let mut found = search.found;
     found.sort_unstable_by_key(|(anchor, _)| *anchor);

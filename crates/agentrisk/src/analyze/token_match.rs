@@ -169,15 +169,30 @@ impl<'n> TokenMatcher<'n> {
         let mut out: Vec<usize> = Vec::new();
         let bounded = |start: usize, end: usize| !alnum_at_end(&haystack[..start]) && !alnum_at_start(&haystack[end..]);
         if !self.lengths.is_empty() {
+            // Event texts are mostly ASCII: there a character is a byte and
+            // `isalnum` is the ASCII test, so runs are found byte by byte.
+            let bytes = haystack.as_bytes();
+            let ascii = haystack.is_ascii();
             let mut at = 0;
             while at < haystack.len() {
-                let Some(c) = haystack[at..].chars().next() else { break };
-                if !is_alnum(c) {
-                    at += c.len_utf8();
-                    continue;
+                if ascii {
+                    if !bytes[at].is_ascii_alphanumeric() {
+                        at += 1;
+                        continue;
+                    }
+                } else {
+                    let Some(c) = haystack[at..].chars().next() else { break };
+                    if !is_alnum(c) {
+                        at += c.len_utf8();
+                        continue;
+                    }
                 }
                 // `at` starts a maximal alphanumeric run.
-                let end = run_end(haystack, at);
+                let end = if ascii {
+                    bytes[at..].iter().position(|b| !b.is_ascii_alphanumeric()).map_or(bytes.len(), |i| at + i)
+                } else {
+                    run_end(haystack, at)
+                };
                 if let Some(lengths) = self.lengths.get(&haystack[at..end]) {
                     for &len in lengths {
                         let stop = at + len as usize;

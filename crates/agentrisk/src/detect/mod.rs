@@ -103,14 +103,20 @@ impl<'t> ScreenedText<'t> {
 fn prefilter() -> &'static pyregex::Prefilter {
     static P: OnceLock<pyregex::Prefilter> = OnceLock::new();
     P.get_or_init(|| {
-        pyregex::Prefilter::new(&[
-            pii::text_patterns(),
+        // The pii patterns (a long list of given names among them) make a
+        // large automaton of their own; the other detectors' patterns share
+        // one set, so a text takes two scans, not six (one per detector was
+        // 8% slower end to end at 100 000 events). A disabled detector's
+        // patterns are then screened along with the others: time, not results.
+        let others = [
             secrets::text_patterns(),
             healthcare::text_patterns(),
             finance::text_patterns(),
             hr::text_patterns(),
             keyname::text_patterns(),
-        ])
+        ]
+        .concat();
+        pyregex::Prefilter::new(&[pii::text_patterns(), others])
     })
 }
 
@@ -141,7 +147,7 @@ pub(crate) fn captures<'r, 't: 'r>(
     text: &ScreenedText<'t>,
 ) -> Box<dyn Iterator<Item = fancy_regex::Captures<'t, str>> + 'r> {
     if text.screen.may_match(re) {
-        re.captures(text.text)
+        re.captures_classified(text.text, text.screen.python_classes())
     } else {
         Box::new(std::iter::empty())
     }

@@ -265,7 +265,20 @@ impl PyRegex {
     where
         't: 'r,
     {
-        if needs_python_classes(text) {
+        self.captures_classified(text, needs_python_classes(text))
+    }
+
+    /// [`PyRegex::captures`] on a text whose [`needs_python_classes`] is
+    /// known (a screened text's detectors would otherwise each ask again).
+    pub fn captures_classified<'r, 't>(
+        &'r self,
+        text: &'t str,
+        python_classes: bool,
+    ) -> Box<dyn Iterator<Item = Captures<'t, str>> + 'r>
+    where
+        't: 'r,
+    {
+        if python_classes {
             let exact = self.exact.get_or_init(|| {
                 fancy_regex::RegexBuilder::new(&translate(&self.pattern))
                     .backtrack_limit(1_000_000)
@@ -305,9 +318,10 @@ impl PyRegex {
 /// Each pattern's relaxed form (look-arounds dropped: a superset of its
 /// native matches) goes into a `RegexSet` of its group, so a pattern the set
 /// rules out has no native match, and its own scan can be skipped. A group
-/// is screened the first time one of its patterns is asked about (one
-/// group per detector: a disabled detector costs nothing, and small sets
-/// keep the lazy DFA small — one set of every pattern was twice as slow).
+/// is screened the first time one of its patterns is asked about (a group
+/// no enabled detector uses costs nothing). Each group is one more scan of
+/// every text, but one set of every pattern was twice as slow (its lazy DFA
+/// grows large), so the caller picks the groups (see `detect::prefilter`).
 /// Texts that need Python's classes are not screened (the native form is
 /// not what runs on them).
 pub struct Prefilter {
@@ -320,6 +334,8 @@ pub struct Prefilter {
 pub struct Screen<'p, 't> {
     prefilter: Option<&'p Prefilter>,
     text: &'t str,
+    /// [`needs_python_classes`] of the text.
+    python_classes: bool,
     matched: Vec<OnceLock<Vec<bool>>>,
 }
 
@@ -333,7 +349,11 @@ impl Prefilter {
             for re in group {
                 // Only forms the `regex` crate accepts can be screened (a
                 // pattern with a gate has had its form compiled already).
-                if re.gate.is_some() || regex::Regex::new(&re.relaxed).is_ok() {
+                // Parsing says so without compiling every form a second
+                // time (a fifth of the start-up); a form that parses but
+                // still fails in the set only leaves its group unscreened,
+                // which costs time, never a match.
+                if re.gate.is_some() || regex_syntax::parse(&re.relaxed).is_ok() {
                     forms.push(re.relaxed.clone());
                     ids.push(re.id);
                 }
@@ -355,16 +375,26 @@ impl Prefilter {
 
     pub fn screen<'t>(&self, text: &'t str) -> Screen<'_, 't> {
         if needs_python_classes(text) {
-            return Screen::everything(text);
+            return Screen { prefilter: None, text, python_classes: true, matched: Vec::new() };
         }
-        Screen { prefilter: Some(self), text, matched: (0..self.sets.len()).map(|_| OnceLock::new()).collect() }
+        Screen {
+            prefilter: Some(self),
+            text,
+            python_classes: false,
+            matched: (0..self.sets.len()).map(|_| OnceLock::new()).collect(),
+        }
     }
 }
 
 impl<'t> Screen<'_, 't> {
     /// A screen that rules nothing out.
     pub fn everything(text: &'t str) -> Screen<'static, 't> {
-        Screen { prefilter: None, text, matched: Vec::new() }
+        Screen { prefilter: None, text, python_classes: needs_python_classes(text), matched: Vec::new() }
+    }
+
+    /// Whether the text needs Python's classes ([`needs_python_classes`]).
+    pub fn python_classes(&self) -> bool {
+        self.python_classes
     }
 
     /// Whether `re` can match the screened text (`false` only when it cannot).

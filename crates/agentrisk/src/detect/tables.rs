@@ -13,7 +13,8 @@ pub(crate) struct Tables {
     pub names_given_names_titlecased_sorted: Vec<String>,
     pub names_not_surnames: Vec<String>,
     pub keyname_stems_in_order: Vec<KeynameStem>,
-    pub data_type_levels: HashMap<String, u8>,
+    /// Read for every new finding: FxHash, as in the analysis's own maps.
+    pub data_type_levels: crate::analyze::FxMap<String, u8>,
     pub attack_families: Vec<AttackFamily>,
     /// Channel → (source role, target role) of an event (spec 3.10).
     pub flow_channel_roles: HashMap<String, (String, String)>,
