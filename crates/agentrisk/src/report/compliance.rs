@@ -10,6 +10,7 @@
 //! data types, `L<n>`, `policy:<rule>`, `RI x.xx` or `blocked`. Set
 //! intersections are listed sorted.
 
+use crate::analyze::FxMap;
 use crate::detect::tables::{tables, ComplianceControlRow};
 use crate::model::{
     Channel, Compliance, ComplianceAssurance, ComplianceControl, ComplianceFramework, CompliancePosture,
@@ -189,7 +190,7 @@ impl<'r> FindingIndex<'r> {
             let mut distinct: Vec<&str> = findings.iter().map(key).collect();
             distinct.sort_unstable();
             distinct.dedup();
-            let rank: HashMap<&str, usize> = distinct.iter().enumerate().map(|(i, v)| (*v, i)).collect();
+            let rank: FxMap<&str, usize> = distinct.iter().enumerate().map(|(i, v)| (*v, i)).collect();
             let ranks: Vec<usize> = findings.iter().map(|f| rank[key(f)]).collect();
             (distinct, ranks)
         };
@@ -456,7 +457,7 @@ fn evidence_matrix(
         }
     }
     // Rows citing the same controls share their two lists.
-    let mut shared: HashMap<&[u64], (IdList, IdList)> = HashMap::new();
+    let mut shared: FxMap<&[u64], (IdList, IdList)> = FxMap::default();
     let mut rows = Vec::with_capacity(ix.ids.len());
     for (r, bits) in citing.chunks_exact(words).enumerate() {
         let (frameworks, controls) = shared

@@ -256,7 +256,10 @@ fn topology<'a, E: AsFlowEvent>(events: &'a [E], endpoints: &Endpoints<'a>, find
 /// per distinct (data type, value) that reached a disclosure channel.
 pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: bool) -> Vec<LeakPath> {
     let table = role_table();
-    let mut group_index: FxMap<(&str, &str), usize> = FxMap::default();
+    // Sized for the worst case up front: growing a map of tens of thousands
+    // of entries rehashes it again and again.
+    let mut group_index: FxMap<(&str, &str), usize> =
+        FxMap::with_capacity_and_hasher(findings.len(), Default::default());
     // Finding positions, by (data type, value) in first-seen order.
     let mut groups: Vec<Vec<u32>> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
