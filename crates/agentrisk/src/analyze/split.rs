@@ -81,18 +81,54 @@ impl TokenRuns {
 const ROOT: u32 = 0;
 
 /// A trie of identifiers with nodes numbered in preorder, so a node's
-/// subtree is the id range `n .. n + size[n]`.
+/// subtree is the id range `n .. n + size`, and a node with children has
+/// its first one at `n + 1`.
 pub(super) struct IdentifierTrie {
-    /// Children of node `n`: `edge_byte`/`edge_node[child_start[n]..child_start[n + 1]]`, by byte.
-    child_start: Vec<u32>,
+    /// By node, plus a sentinel holding the end of `ends`.
+    nodes: Vec<Node>,
+    /// Children of nodes with two or more: bytes and nodes, by byte.
     edge_byte: Vec<u8>,
     edge_node: Vec<u32>,
-    size: Vec<u32>,
-    /// (node, anchor) for each identifier's last character, by node.
-    ends: Vec<(u32, u32)>,
-    /// The root's child for each ASCII byte (`ROOT` for none): every token
-    /// start of every text is looked up at the root, and most go no further.
-    root_children: [u32; 128],
+    /// Anchors whose identifier ends at each node, by node.
+    ends: Vec<u32>,
+    /// The nodes one, two and three bytes below the root, by their path
+    /// ([`SHALLOW`] layout; `ROOT` for none). Every token start of every
+    /// text is walked from the root and most walks end within three bytes;
+    /// these 190 KB stay in cache where the preorder records of the top
+    /// levels, spread over the whole trie, do not.
+    shallow: Vec<u32>,
+}
+
+/// Token and identifier bytes are ASCII letters and digits, lower-cased:
+/// 36 symbols, numbered digits first.
+const SYMBOLS: usize = 36;
+
+/// Where the nodes `depth` bytes below the root start in `shallow`.
+const SHALLOW: [usize; 4] = [0, 0, SYMBOLS, SYMBOLS + SYMBOLS * SYMBOLS];
+
+fn symbol(b: u8) -> usize {
+    match b {
+        b'0'..=b'9' => usize::from(b - b'0'),
+        _ => usize::from(b.wrapping_sub(b'a')) % 26 + 10,
+    }
+}
+
+/// One trie node, in 16 bytes: the walks read a node's children, subtree
+/// and ends from one place. Most nodes below the first few levels have a
+/// single child, `n + 1`, whose byte is kept here, so following an
+/// identifier down its own chain reads consecutive records (with a million
+/// events the trie no longer fits in cache, and three arrays per step cost
+/// three misses).
+#[derive(Clone, Copy, Default)]
+struct Node {
+    /// Start of the children in `edge_byte`/`edge_node` (two or more children).
+    edges: u32,
+    size: u32,
+    /// Start of the node's anchors in `ends` (they end at the next node's start).
+    ends: u32,
+    children: u8,
+    /// The byte of the only child, when there is one.
+    only: u8,
 }
 
 impl IdentifierTrie {
@@ -105,74 +141,94 @@ impl IdentifierTrie {
         let mut parent: Vec<u32> = vec![ROOT];
         let mut byte: Vec<u8> = vec![0];
         let mut path: Vec<u32> = vec![ROOT];
+        let mut end_nodes: Vec<u32> = Vec::with_capacity(items.len());
         let mut ends = Vec::with_capacity(items.len());
+        let mut shallow = vec![ROOT; SHALLOW[3] + SYMBOLS.pow(3)];
         let mut previous: &[u8] = &[];
         for &(g, pos) in &items {
             let common = previous.iter().zip(g).take_while(|(a, b)| a == b).count();
             path.truncate(common + 1);
-            for &b in &g[common..] {
+            for (depth, &b) in g.iter().enumerate().skip(common) {
                 let node = parent.len() as u32;
                 parent.push(path[path.len() - 1]);
                 byte.push(b);
                 path.push(node);
+                if depth < 3 {
+                    let key = g[..=depth].iter().fold(0, |key, &b| key * SYMBOLS + symbol(b));
+                    shallow[SHALLOW[depth + 1] + key] = node;
+                }
             }
-            ends.push((path[g.len()], pos));
+            // Identifiers come sorted, so each node's anchors are consecutive.
+            end_nodes.push(path[g.len()]);
+            ends.push(pos);
             previous = g;
         }
         let n = parent.len();
-        let mut child_start = vec![0u32; n + 1];
-        for &p in &parent[1..] {
-            child_start[p as usize + 1] += 1;
-        }
-        for i in 0..n {
-            child_start[i + 1] += child_start[i];
-        }
-        let mut fill = child_start.clone();
-        let mut edge_byte = vec![0u8; n.saturating_sub(1)];
-        let mut edge_node = vec![0u32; n.saturating_sub(1)];
-        for node in 1..n {
-            let p = parent[node] as usize;
-            let at = fill[p] as usize;
-            edge_byte[at] = byte[node];
-            edge_node[at] = node as u32;
-            fill[p] += 1;
-        }
-        let mut size = vec![1u32; n];
+        let mut nodes = vec![Node { size: 1, ..Node::default() }; n + 1];
         for node in (1..n).rev() {
-            size[parent[node] as usize] += size[node];
+            let p = parent[node] as usize;
+            nodes[p].size += nodes[node].size;
+            nodes[p].children += 1;
+            nodes[p].only = byte[node];
         }
-        let mut root_children = [ROOT; 128];
-        if n > 1 {
-            for at in child_start[0] as usize..child_start[1] as usize {
-                if let Some(slot) = root_children.get_mut(usize::from(edge_byte[at])) {
-                    *slot = edge_node[at];
-                }
+        // Children of branching nodes, grouped by parent in node order
+        // (each parent's in byte order). `edges` serves as the fill cursor.
+        let mut total = 0;
+        for record in &mut nodes {
+            if record.children >= 2 {
+                record.edges = total;
+                total += u32::from(record.children);
             }
         }
-        IdentifierTrie { child_start, edge_byte, edge_node, size, ends, root_children }
+        let mut edge_byte = vec![0u8; total as usize];
+        let mut edge_node = vec![0u32; total as usize];
+        for node in 1..n {
+            let record = &mut nodes[parent[node] as usize];
+            if record.children >= 2 {
+                edge_byte[record.edges as usize] = byte[node];
+                edge_node[record.edges as usize] = node as u32;
+                record.edges += 1;
+            }
+        }
+        let mut at = 0;
+        for (node, record) in nodes.iter_mut().enumerate() {
+            if record.children >= 2 {
+                record.edges -= u32::from(record.children);
+            }
+            while at < end_nodes.len() && (end_nodes[at] as usize) < node {
+                at += 1;
+            }
+            record.ends = at as u32;
+        }
+        IdentifierTrie { nodes, edge_byte, edge_node, ends, shallow }
     }
 
     fn child(&self, node: u32, b: u8) -> Option<u32> {
-        if node == ROOT {
-            // Token bytes are ASCII letters and digits.
-            let child = *self.root_children.get(usize::from(b))?;
-            return (child != ROOT).then_some(child);
+        let record = &self.nodes[node as usize];
+        match record.children {
+            0 => None,
+            1 => (record.only == b).then_some(node + 1),
+            count => {
+                let range = record.edges as usize..record.edges as usize + usize::from(count);
+                let bytes = &self.edge_byte[range.clone()];
+                let i = if bytes.len() <= 8 {
+                    bytes.iter().position(|&x| x == b)?
+                } else {
+                    bytes.binary_search(&b).ok()?
+                };
+                Some(self.edge_node[range.start + i])
+            }
         }
-        let range = self.child_start[node as usize] as usize..self.child_start[node as usize + 1] as usize;
-        let bytes = &self.edge_byte[range.clone()];
-        let i = if bytes.len() <= 8 { bytes.iter().position(|&x| x == b)? } else { bytes.binary_search(&b).ok()? };
-        Some(self.edge_node[range.start + i])
     }
 
     /// Whether `inner` is `outer` or below it.
     fn holds(&self, outer: u32, inner: u32) -> bool {
-        outer <= inner && inner < outer + self.size[outer as usize]
+        outer <= inner && inner < outer + self.nodes[outer as usize].size
     }
 
     /// The anchors whose identifier ends at `node`.
-    fn ends_at(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
-        let from = self.ends.partition_point(|&(n, _)| n < node);
-        self.ends[from..].iter().take_while(move |&&(n, _)| n == node).map(|&(_, a)| a)
+    fn ends_at(&self, node: u32) -> &[u32] {
+        &self.ends[self.nodes[node as usize].ends as usize..self.nodes[node as usize + 1].ends as usize]
     }
 
     /// The anchors whose identifier `runs` spells exactly as a run of whole
@@ -181,7 +237,7 @@ impl IdentifierTrie {
         let mut reached = Vec::new();
         self.walk(ROOT, 0, runs, &mut reached);
         let mut out: Vec<usize> =
-            reached.iter().flat_map(|&(node, _)| self.ends_at(node)).map(|a| a as usize).collect();
+            reached.iter().flat_map(|&(node, _)| self.ends_at(node)).map(|&a| a as usize).collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -196,9 +252,19 @@ impl IdentifierTrie {
         for i in 0..bounds.len().saturating_sub(1) {
             let (start, mut next) = (bounds[i] as usize, i + 1);
             let mut node = from;
+            let mut key = 0;
             for (at, &b) in runs.joined.iter().enumerate().skip(start) {
-                let Some(child) = self.child(node, b) else { break };
-                node = child;
+                let depth = at - start;
+                node = if from == ROOT && depth < 3 {
+                    key = key * SYMBOLS + symbol(b);
+                    match self.shallow[SHALLOW[depth + 1] + key] {
+                        ROOT => break,
+                        child => child,
+                    }
+                } else {
+                    let Some(child) = self.child(node, b) else { break };
+                    child
+                };
                 if at + 1 == bounds[next] as usize {
                     out.push((node, from_depth + (at + 1 - start) as u32));
                     next += 1;
@@ -272,8 +338,7 @@ impl GroupSearch<'_> {
             let starter = self.members[t];
             for &(node, depth) in &reached {
                 // Held whole as the first fragment: the search ends, empty-handed.
-                let whole: Vec<u32> = self.trie.ends_at(node).collect();
-                for anchor in whole {
+                for &anchor in self.trie.ends_at(node) {
                     self.resolve(anchor, starter, None);
                 }
                 if t + 1 < self.members.len() {
@@ -296,8 +361,7 @@ impl GroupSearch<'_> {
             if holes.iter().any(|&h| self.trie.holds(h, next)) {
                 continue;
             }
-            let complete: Vec<u32> = self.trie.ends_at(next).collect();
-            for anchor in complete {
+            for &anchor in self.trie.ends_at(next) {
                 self.resolve(anchor, self.members[t], Some(&used));
             }
             if next_depth - depth >= 3 && used.len() < ATTEMPT_MEMBERS && m + 1 < self.members.len() {
