@@ -169,19 +169,22 @@ fn evidence(control_id: &str, l: &Leaks<'_>) -> Vec<String> {
 }
 
 /// The leaked findings, ranked once so that each control's pass over them
-/// is a scan with array look-ups (no per-control sorting or string sets).
+/// is a scan of two compact arrays (no per-control sorting or string sets).
 struct FindingIndex<'r> {
-    findings: &'r [Finding],
     /// Distinct finding ids, sorted; findings can share one (spec 2.8).
     ids: Vec<&'r str>,
     /// The same ids, shared by every list of the section that cites them.
     shared_ids: Vec<Arc<str>>,
-    id_rank: Vec<usize>,
-    /// Per id rank: the last finding carrying that id.
-    last_with_id: Vec<usize>,
+    id_rank: Vec<u32>,
+    /// Per id rank: the signature of the last finding carrying that id.
+    last_signature: Vec<u32>,
     /// Distinct data types, sorted.
     types: Vec<&'r str>,
-    type_rank: Vec<usize>,
+    /// What a control can cite a finding for: distinct (type rank,
+    /// channel slot, level index), and each finding's one. A long trace has
+    /// hundreds of thousands of findings but a few dozen signatures.
+    signatures: Vec<(usize, usize, usize)>,
+    signature: Vec<u32>,
 }
 
 impl<'r> FindingIndex<'r> {
@@ -190,18 +193,31 @@ impl<'r> FindingIndex<'r> {
             let mut distinct: Vec<&str> = findings.iter().map(key).collect();
             distinct.sort_unstable();
             distinct.dedup();
-            let rank: FxMap<&str, usize> = distinct.iter().enumerate().map(|(i, v)| (*v, i)).collect();
-            let ranks: Vec<usize> = findings.iter().map(|f| rank[key(f)]).collect();
+            let rank: FxMap<&str, u32> = distinct.iter().enumerate().map(|(i, v)| (*v, i as u32)).collect();
+            let ranks: Vec<u32> = findings.iter().map(|f| rank[key(f)]).collect();
             (distinct, ranks)
         };
         let (ids, id_rank) = ranked(&|f| f.finding_id.as_str());
         let (types, type_rank) = ranked(&|f| &*f.data_type);
-        let mut last_with_id = vec![0; ids.len()];
-        for (i, &r) in id_rank.iter().enumerate() {
-            last_with_id[r] = i;
+        let mut signatures = Vec::new();
+        let mut known: FxMap<(usize, usize, usize), u32> = FxMap::default();
+        let signature: Vec<u32> = findings
+            .iter()
+            .zip(&type_rank)
+            .map(|(f, &t)| {
+                let key = (t as usize, channel_slot(f.channel), f.level.index());
+                *known.entry(key).or_insert_with(|| {
+                    signatures.push(key);
+                    (signatures.len() - 1) as u32
+                })
+            })
+            .collect();
+        let mut last_signature = vec![0; ids.len()];
+        for (&r, &sig) in id_rank.iter().zip(&signature) {
+            last_signature[r as usize] = sig;
         }
         let shared_ids = ids.iter().map(|&id| Arc::from(id)).collect();
-        FindingIndex { findings, ids, shared_ids, id_rank, last_with_id, types, type_rank }
+        FindingIndex { ids, shared_ids, id_rank, last_signature, types, signatures, signature }
     }
 
     fn rank_of(&self, id: &str) -> Option<usize> {
@@ -244,8 +260,14 @@ fn channel_slot(channel: Channel) -> usize {
     Channel::ALL.iter().position(|&c| c == channel).unwrap_or(0)
 }
 
+/// What decides a control's cited findings: which signatures its tokens
+/// name, and the policy rules they cite.
+type CitationKey = (Vec<bool>, Vec<String>);
+
 /// Resolves evidence tokens back to the leaked findings they stand for;
-/// also returns which of `lists` holds the cited finding ids.
+/// also returns which of `lists` holds the cited finding ids. Controls
+/// whose tokens cite the same signatures and rules get the same answer,
+/// remembered in `known`.
 ///
 /// A finding is cited when its channel, data type or `L<level>` is a token,
 /// or a cited policy violation lists its id. Reference quirk (pinned by
@@ -258,38 +280,47 @@ fn details(
     ix: &FindingIndex<'_>,
     l: &Leaks<'_>,
     lists: &mut CitedLists,
+    known: &mut HashMap<CitationKey, (EvidenceDetails, usize)>,
 ) -> (EvidenceDetails, usize) {
     if tokens.is_empty() {
         return (EvidenceDetails::default(), lists.index_of(Vec::new(), ix));
     }
-    let tokens: HashSet<&str> = tokens.iter().map(String::as_str).collect();
+    let token_set: HashSet<&str> = tokens.iter().map(String::as_str).collect();
     let rules: BTreeSet<&str> = tokens.iter().filter_map(|t| t.strip_prefix("policy:")).collect();
+    let type_token: Vec<bool> = ix.types.iter().map(|t| token_set.contains(t)).collect();
+    let channel_token = Channel::ALL.map(|c| token_set.contains(c.as_str()));
+    let level_token = Level::ALL.map(|lv| token_set.contains(lv.label()));
+    let cites: Vec<bool> =
+        ix.signatures.iter().map(|&(t, c, lv)| type_token[t] || channel_token[c] || level_token[lv]).collect();
+    let key = (cites, rules.iter().map(|r| (*r).to_owned()).collect::<Vec<_>>());
+    if let Some(answer) = known.get(&key) {
+        return answer.clone();
+    }
+    let cites = &key.0;
+
     let mut id_cited = vec![false; ix.ids.len()];
     for v in l.violations.iter().filter(|v| rules.contains(v.rule.as_str())) {
         for r in v.finding_ids.iter().filter_map(|id| ix.rank_of(id)) {
             id_cited[r] = true;
         }
     }
-    let type_token: Vec<bool> = ix.types.iter().map(|t| tokens.contains(t)).collect();
-    let channel_token = Channel::ALL.map(|c| tokens.contains(c.as_str()));
-    let level_token = Level::ALL.map(|lv| tokens.contains(lv.label()));
-
-    let (mut type_seen, mut channel_seen, mut level_seen) = (vec![false; ix.types.len()], [false; 8], [false; 4]);
-    let mut note = |i: usize| {
-        let f = &ix.findings[i];
-        type_seen[ix.type_rank[i]] = true;
-        channel_seen[channel_slot(f.channel)] = true;
-        level_seen[f.level.index()] = true;
-    };
-    for (i, f) in ix.findings.iter().enumerate() {
-        if type_token[ix.type_rank[i]] || channel_token[channel_slot(f.channel)] || level_token[f.level.index()] {
-            id_cited[ix.id_rank[i]] = true;
-            note(i);
+    for (&r, &sig) in ix.id_rank.iter().zip(&ix.signature) {
+        if cites[sig as usize] {
+            id_cited[r as usize] = true;
         }
     }
     let cited: Vec<usize> = (0..ix.ids.len()).filter(|&r| id_cited[r]).collect();
+    // The signatures seen: every cited one (each has a finding), and that
+    // of the last finding carrying each cited id.
+    let mut seen = cites.clone();
     for &r in &cited {
-        note(ix.last_with_id[r]);
+        seen[ix.last_signature[r] as usize] = true;
+    }
+    let (mut type_seen, mut channel_seen, mut level_seen) = (vec![false; ix.types.len()], [false; 8], [false; 4]);
+    for (&(t, c, lv), _) in ix.signatures.iter().zip(&seen).filter(|(_, &s)| s) {
+        type_seen[t] = true;
+        channel_seen[c] = true;
+        level_seen[lv] = true;
     }
     let mut channels: Vec<Channel> = Channel::ALL.into_iter().filter(|&c| channel_seen[channel_slot(c)]).collect();
     channels.sort_by_key(|c| c.as_str());
@@ -301,6 +332,7 @@ fn details(
         levels: Level::ALL.into_iter().filter(|lv| level_seen[lv.index()]).collect(),
         policy_rules: rules.into_iter().map(str::to_owned).collect(),
     };
+    known.insert(key, (details.clone(), list));
     (details, list)
 }
 
@@ -325,16 +357,17 @@ pub fn assess_compliance(report: &Report) -> Compliance {
         Some(p) => (&p.assertions_checked, &p.violations),
         None => (&[], &[]),
     };
+    let index = FindingIndex::new(findings);
     let leaks = Leaks {
-        types: findings.iter().map(|f| &*f.data_type).collect(),
-        channels: findings.iter().map(|f| f.channel.as_str()).collect(),
-        levels: findings.iter().map(|f| f.level.get()).collect(),
+        types: index.types.iter().copied().collect(),
+        channels: index.signatures.iter().map(|&(_, c, _)| Channel::ALL[c].as_str()).collect(),
+        levels: index.signatures.iter().map(|&(_, _, lv)| Level::ALL[lv].get()).collect(),
         risk_index: report.risk_index,
         blocked: report.blocked,
         violations,
     };
-    let index = FindingIndex::new(findings);
     let mut lists = CitedLists::default();
+    let mut known = HashMap::new();
     // Per framework, per control: which of `lists` it cites.
     let mut cited: Vec<Vec<usize>> = Vec::new();
 
@@ -348,7 +381,7 @@ pub fn assess_compliance(report: &Report) -> Compliance {
                 .iter()
                 .map(|row| {
                     let evidence = evidence(&row.id, &leaks);
-                    let (evidence_details, list) = details(&evidence, &index, &leaks, &mut lists);
+                    let (evidence_details, list) = details(&evidence, &index, &leaks, &mut lists, &mut known);
                     cited_here.push(list);
                     ComplianceControl {
                         id: row.id.clone(),
