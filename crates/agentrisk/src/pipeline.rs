@@ -503,6 +503,33 @@ mod tests {
         assert_eq!(violation.path, ["patient", "agent", "stdout"]);
     }
 
+    /// An obscured copy belongs to its own event, also when events before
+    /// it were skipped (empty, or on an unscanned channel): a flow rule
+    /// reads that event's `purpose` (spec 2.6 step 5: the copy carries its
+    /// event's metadata). It once read the event at the copy's position
+    /// among the scanned events instead.
+    #[test]
+    fn an_obscured_copy_reads_its_own_events_purpose() {
+        let doc = serde_json::json!({"events": [
+            {"channel": "log", "content": ""},
+            {"channel": "final_output", "source": "agent", "target": "user",
+             "content": "Reach me at alice.walker@example.org"},
+            {"channel": "final_output", "source": "agent", "target": "user",
+             "content": "gro.elpmaxe@reklaw.ecila", "metadata": {"purpose": "marketing"}},
+        ]});
+        let trace = crate::trace::parse_trace(&serde_json::to_vec(&doc).unwrap()).unwrap();
+        let yaml = "privacy_policy:\n  flows:\n    - data_type: \"*\"\n      for: marketing\n      deny: true\n";
+        let config = crate::config::config_from_yaml(yaml).unwrap();
+        let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
+        let report = report_from_trace(&trace, &input).unwrap();
+        let copy = report.findings.iter().find(|f| f.event_id.as_ref() == "evt_003").unwrap();
+        assert!(copy.recommendation.contains("reversed"), "{}", copy.recommendation);
+        let flows = report.privacy_policy.and_then(|p| p.flows).unwrap();
+        let denied: Vec<(&str, &str)> =
+            flows.violations.iter().map(|v| (v.finding_id.as_str(), v.purpose.as_str())).collect();
+        assert_eq!(denied, [(copy.finding_id.as_str(), "marketing")]);
+    }
+
     #[test]
     fn the_marker_probe_sees_the_marker_split_over_writes() {
         let marker = LONE_SURROGATE.to_string();

@@ -378,7 +378,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
         removed.push(false);
         findings.push(Finding {
             number: *counter,
-            event_index: copy.event,
+            event_index: scanned.indexes[copy.event] as usize,
             event_id: event.event_id.clone(),
             channel: event.channel,
             source: event.source.clone(),

@@ -12,7 +12,7 @@
 
 use crate::analyze::{Finding, FxMap, FxSet};
 use crate::detect::tables::tables;
-use crate::model::{Channel, Flow, FlowEdge, FlowNode, LeakPath, LeakStep};
+use crate::model::{Channel, Flow, FlowEdge, FlowNode, LeakPath, LeakStep, Level};
 use crate::pyunicode::strip;
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -180,25 +180,19 @@ fn label(level: u8) -> String {
     }
 }
 
-/// `flow` and `leak_paths` of a trace. `findings` are all findings in final
-/// order; `redact_values` decides whether a path shows the raw value.
-pub fn flow_and_leak_paths<E: AsFlowEvent>(
-    events: &[E],
-    agent_name: &str,
-    findings: &[Finding],
-    redact_values: bool,
-) -> (Flow, Vec<LeakPath>) {
-    let (flow, placements) = flow_and_placements(events, agent_name, findings);
-    (flow, leak_paths(findings, &placements, redact_values))
-}
-
 /// `flow`, and what [`leak_paths`] needs of the events.
 pub fn flow_and_placements<E: AsFlowEvent>(events: &[E], agent_name: &str, findings: &[Finding]) -> (Flow, Placements) {
     let endpoints = Endpoints::new(events, agent_name, findings);
-    (topology(events, &endpoints, findings), Placements::new(&endpoints, findings))
+    let placements = Placements::new(&endpoints, findings);
+    (topology(events, &endpoints, findings, &placements), placements)
 }
 
-fn topology<'a, E: AsFlowEvent>(events: &'a [E], endpoints: &Endpoints<'a>, findings: &'a [Finding]) -> Flow {
+fn topology<'a, E: AsFlowEvent>(
+    events: &'a [E],
+    endpoints: &Endpoints<'a>,
+    findings: &[Finding],
+    placements: &Placements,
+) -> Flow {
     let table = endpoints.table;
     // Node → strongest role played.
     let mut kinds: FxMap<&str, usize> = FxMap::default();
@@ -218,13 +212,13 @@ fn topology<'a, E: AsFlowEvent>(events: &'a [E], endpoints: &Endpoints<'a>, find
         });
         edges[i].3 += 1;
     }
-    for f in findings.iter().filter(|f| f.channel.is_disclosure()) {
+    for (f, &(position, source, target)) in findings.iter().zip(&placements.of_finding) {
         // The triple is the endpoints of the finding's event (by id) with the
         // finding's own channel; it need not be an edge of the events.
-        let (position, (source, target)) = endpoints.of(f);
-        if position == usize::MAX {
+        if !f.channel.is_disclosure() || position == u32::MAX {
             continue;
         }
+        let (source, target) = (&*placements.nodes[source as usize], &*placements.nodes[target as usize]);
         if let Some(&i) = edge_index.get(&(source, target, f.channel)) {
             edges[i].4 = edges[i].4.max(f.level.get());
         }
@@ -275,6 +269,8 @@ pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: 
     let leaks_out = |g: &[u32]| g.iter().any(|&i| findings[i as usize].channel.is_disclosure());
     // Sized exactly: a long trace has tens of thousands of paths.
     let mut paths: Vec<LeakPath> = Vec::with_capacity(groups.iter().filter(|g| leaks_out(g)).count());
+    // The paths' sort keys: level and leak count descending, then data type.
+    let mut keys: Vec<(Reverse<Level>, Reverse<u64>, &str)> = Vec::with_capacity(paths.capacity());
     for mut group in groups {
         if !leaks_out(&group) {
             continue;
@@ -294,7 +290,7 @@ pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: 
             })
             .collect();
         let leaks = || placed().filter(|(f, _)| f.channel.is_disclosure());
-        let level = leaks().map(|(f, _)| f.level).max().unwrap_or(crate::model::Level::L1);
+        let level = leaks().map(|(f, _)| f.level).max().unwrap_or(Level::L1);
         let mut channels: Vec<Channel> = leaks().map(|(f, _)| f.channel).collect();
         channels.sort_by_key(|c| c.as_str());
         channels.dedup();
@@ -308,6 +304,8 @@ pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: 
         agents.dedup();
         let first = &findings[group[0] as usize];
         let origin = steps[0].clone();
+        let leak_count = leaks().count() as u64;
+        keys.push((Reverse(level), Reverse(leak_count), &first.data_type));
         paths.push(LeakPath {
             data_type: first.data_type.to_string(),
             value: if redact_values { first.redacted_value() } else { first.matched_value.clone() },
@@ -315,26 +313,32 @@ pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: 
             level_label: Cow::Borrowed(level.label()),
             entered_via: first.channel.is_baseline().then_some(first.channel),
             origin,
-            leak_count: leaks().count() as u64,
+            leak_count,
             channels,
             agents: agents.into_iter().cloned().collect(),
             steps,
         });
     }
-    crate::analyze::sort_stable_in_place(&mut paths, |a, b| {
-        (Reverse(a.level), Reverse(a.leak_count), &a.data_type).cmp(&(
-            Reverse(b.level),
-            Reverse(b.leak_count),
-            &b.data_type,
-        ))
-    });
+    crate::analyze::sort_stable_in_place_by_keys(&mut paths, keys);
     paths
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Level, Severity};
+    use crate::model::Severity;
+
+    /// `flow` and `leak_paths` of a trace. `findings` are all findings in final
+    /// order; `redact_values` decides whether a path shows the raw value.
+    fn flow_and_leak_paths<E: AsFlowEvent>(
+        events: &[E],
+        agent_name: &str,
+        findings: &[Finding],
+        redact_values: bool,
+    ) -> (Flow, Vec<LeakPath>) {
+        let (flow, placements) = flow_and_placements(events, agent_name, findings);
+        (flow, leak_paths(findings, &placements, redact_values))
+    }
 
     fn finding(event_id: &str, channel: Channel, value: &str, level: u8) -> Finding {
         Finding {

@@ -20,7 +20,7 @@ mod whatif;
 
 pub use build::{build_report, ReportDraft, ReportOptions, RunFacts};
 pub use compliance::assess_compliance;
-pub use flow::{flow_and_leak_paths, AsFlowEvent, FlowEvent};
+pub use flow::{AsFlowEvent, FlowEvent};
 pub use load::{load_report, LoadError};
 pub use plain::{channel_phrase, markdown_run, plain_summary};
 pub use rescore::{rescore_report, Mismatch, Recomputed, Rescore};
