@@ -93,7 +93,7 @@ fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
 }
 
 fn main() -> ExitCode {
-    malloc::fix_mmap_threshold();
+    malloc::configure();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run") => match run::parse_args(&args[1..]) {

@@ -227,7 +227,7 @@ fn run_child(events: usize, args: &Args) -> Result<Measured, String> {
 
 fn main() -> ExitCode {
     // As `agentrisk` does.
-    malloc::fix_mmap_threshold();
+    malloc::configure();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "-h" || a == "--help") {
         println!("{USAGE}");
