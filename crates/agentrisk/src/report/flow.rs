@@ -83,61 +83,68 @@ fn channel_index(channel: Channel) -> usize {
     Channel::ALL.iter().position(|&c| c == channel).unwrap_or(0)
 }
 
-/// The (source, target) node ids of events, and where each finding's event
-/// id points: the *last* event with that id, as in the reference.
-struct Endpoints<'a> {
-    table: &'static RoleTable,
+/// The (source, target) node id of an event on `channel` with the given
+/// explicit endpoints.
+fn endpoint_names<'a>(
+    table: &'a RoleTable,
     agent_name: &'a str,
-    /// Only the ids findings name (a long trace has far more events):
-    /// the event's position and endpoints.
-    by_id: FxMap<&'a str, (usize, (&'a str, &'a str))>,
+    channel: Channel,
+    source: &'a str,
+    target: &'a str,
+) -> (&'a str, &'a str) {
+    let (source_role, target_role) = table.by_channel[channel_index(channel)];
+    (node_id(table, agent_name, source, source_role), node_id(table, agent_name, target, target_role))
 }
 
-impl<'a> Endpoints<'a> {
-    fn new<E: AsFlowEvent>(events: &'a [E], agent_name: &'a str, findings: &[Finding]) -> Endpoints<'a> {
-        let table = role_table();
-        let named: FxSet<&str> = findings.iter().map(|f| &*f.event_id).collect();
-        let mut e = Endpoints { table, agent_name, by_id: FxMap::default() };
-        for (i, event) in events.iter().map(AsFlowEvent::flow_event).enumerate() {
-            if named.contains(event.event_id) {
-                let ends = e.of_event(&event);
-                e.by_id.insert(event.event_id, (i, ends));
-            }
-        }
-        e
+fn node_id<'a>(table: &'a RoleTable, agent_name: &'a str, explicit: &'a str, role: usize) -> &'a str {
+    let trimmed = strip(explicit);
+    let placeholder =
+        trimmed.is_empty() || trimmed == "?" || trimmed.chars().flat_map(char::to_lowercase).eq("unknown".chars());
+    if !placeholder {
+        trimmed
+    } else if role == table.agent && !agent_name.is_empty() {
+        agent_name
+    } else {
+        &table.implied[role]
     }
+}
 
-    /// The (source, target) node ids of an event.
-    fn of_event(&self, event: &FlowEvent<'a>) -> (&'a str, &'a str) {
-        let (source_role, target_role) = self.table.by_channel[channel_index(event.channel)];
-        (self.node_id(event.source, source_role), self.node_id(event.target, target_role))
-    }
+/// Node names, each numbered once.
+#[derive(Default)]
+struct Nodes<'a> {
+    number: FxMap<&'a str, u32>,
+    names: Vec<&'a str>,
+}
 
-    fn node_id(&self, explicit: &'a str, role: usize) -> &'a str {
-        let trimmed = strip(explicit);
-        let placeholder =
-            trimmed.is_empty() || trimmed == "?" || trimmed.chars().flat_map(char::to_lowercase).eq("unknown".chars());
-        if !placeholder {
-            trimmed
-        } else if role == self.table.agent && !self.agent_name.is_empty() {
-            self.agent_name
-        } else {
-            &self.table.implied[role]
-        }
+impl<'a> Nodes<'a> {
+    fn number(&mut self, name: &'a str) -> u32 {
+        *self.number.entry(name).or_insert_with(|| {
+            self.names.push(name);
+            (self.names.len() - 1) as u32
+        })
     }
+}
 
-    /// The event position and endpoints a finding belongs to. A finding
-    /// whose event id is not in the trace gets the implied endpoints of its
-    /// channel and sorts after every event.
-    fn of(&self, finding: &Finding) -> (usize, (&'a str, &'a str)) {
-        match self.by_id.get(&*finding.event_id) {
-            Some(&placed) => placed,
-            None => {
-                let (s, t) = self.table.by_channel[channel_index(finding.channel)];
-                (usize::MAX, (self.node_id("", s), self.node_id("", t)))
-            }
-        }
+/// For each event whose id a later event repeats, the position of the last
+/// event with that id (the one a finding's event id points to, as in the
+/// reference). Empty when ids are unique, as they almost always are: that
+/// is checked with one set of the ids, sized up front.
+fn last_with_same_id<E: AsFlowEvent>(events: &[E]) -> FxMap<u32, u32> {
+    let mut seen: FxSet<&str> = FxSet::with_capacity_and_hasher(events.len(), Default::default());
+    if events.iter().all(|e| seen.insert(e.flow_event().event_id)) {
+        return FxMap::default();
     }
+    drop(seen);
+    // Later positions overwrite earlier ones.
+    let last: FxMap<&str, u32> = events.iter().enumerate().map(|(i, e)| (e.flow_event().event_id, i as u32)).collect();
+    events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let last = last[e.flow_event().event_id];
+            (last as usize != i).then_some((i as u32, last))
+        })
+        .collect()
 }
 
 /// Where each finding sits in the trace, resolved while the events are at
@@ -151,27 +158,6 @@ pub struct Placements {
     of_finding: Vec<(u32, u32, u32)>,
 }
 
-impl Placements {
-    fn new<'a>(endpoints: &Endpoints<'a>, findings: &[Finding]) -> Placements {
-        let mut index: FxMap<&'a str, u32> = FxMap::default();
-        let mut nodes: Vec<Arc<str>> = Vec::new();
-        let mut node = |name: &'a str| -> u32 {
-            *index.entry(name).or_insert_with(|| {
-                nodes.push(Arc::from(name));
-                (nodes.len() - 1) as u32
-            })
-        };
-        let of_finding = findings
-            .iter()
-            .map(|f| {
-                let (position, (source, target)) = endpoints.of(f);
-                (u32::try_from(position).unwrap_or(u32::MAX), node(source), node(target))
-            })
-            .collect();
-        Placements { nodes, of_finding }
-    }
-}
-
 fn label(level: u8) -> String {
     if level == 0 {
         String::new()
@@ -181,61 +167,108 @@ fn label(level: u8) -> String {
 }
 
 /// `flow`, and what [`leak_paths`] needs of the events.
+///
+/// A finding belongs to the *last* event with its event id, as in the
+/// reference. Findings made from the trace know their event's position,
+/// so only repeated ids need a lookup by id (and findings whose position
+/// does not hold their id: an id no event has gets the implied endpoints
+/// of its channel and sorts after every event).
 pub fn flow_and_placements<E: AsFlowEvent>(events: &[E], agent_name: &str, findings: &[Finding]) -> (Flow, Placements) {
-    let endpoints = Endpoints::new(events, agent_name, findings);
-    let placements = Placements::new(&endpoints, findings);
-    (topology(events, &endpoints, findings, &placements), placements)
+    let table = role_table();
+    let mut nodes = Nodes::default();
+    // Per event: (source node, target node).
+    let ends: Vec<(u32, u32)> = events
+        .iter()
+        .map(|e| {
+            let e = e.flow_event();
+            let (source, target) = endpoint_names(table, agent_name, e.channel, e.source, e.target);
+            (nodes.number(source), nodes.number(target))
+        })
+        .collect();
+    let on_events = nodes.names.len();
+    let last_same = last_with_same_id(events);
+    let mut by_id: Option<FxMap<&str, u32>> = None;
+    let of_finding: Vec<(u32, u32, u32)> = findings
+        .iter()
+        .map(|f| {
+            let p = f.event_index;
+            let position = if events.get(p).is_some_and(|e| e.flow_event().event_id == &*f.event_id) {
+                Some(last_same.get(&(p as u32)).copied().unwrap_or(p as u32))
+            } else {
+                by_id
+                    .get_or_insert_with(|| {
+                        events.iter().enumerate().map(|(i, e)| (e.flow_event().event_id, i as u32)).collect()
+                    })
+                    .get(&*f.event_id)
+                    .copied()
+            };
+            match position {
+                Some(q) => (q, ends[q as usize].0, ends[q as usize].1),
+                None => {
+                    let (source, target) = endpoint_names(table, agent_name, f.channel, "", "");
+                    (u32::MAX, nodes.number(source), nodes.number(target))
+                }
+            }
+        })
+        .collect();
+    let flow = topology(events, table, &nodes.names[..on_events], &ends, findings, &of_finding);
+    let placements = Placements { nodes: nodes.names.iter().map(|&n| Arc::from(n)).collect(), of_finding };
+    (flow, placements)
 }
 
-fn topology<'a, E: AsFlowEvent>(
-    events: &'a [E],
-    endpoints: &Endpoints<'a>,
+/// The nodes and edges of the events (`names` holds the events' nodes), with
+/// the level of the strongest finding on each edge.
+fn topology<E: AsFlowEvent>(
+    events: &[E],
+    table: &RoleTable,
+    names: &[&str],
+    ends: &[(u32, u32)],
     findings: &[Finding],
-    placements: &Placements,
+    of_finding: &[(u32, u32, u32)],
 ) -> Flow {
-    let table = endpoints.table;
     // Node → strongest role played.
-    let mut kinds: FxMap<&str, usize> = FxMap::default();
+    let mut kinds: Vec<usize> = vec![usize::MAX; names.len()];
     // (source, target, channel) → edge index, edges in first-appearance order.
-    let mut edge_index: FxMap<(&str, &str, Channel), usize> = FxMap::default();
-    let mut edges: Vec<(&str, &str, Channel, u64, u8)> = Vec::new();
-    for event in events.iter().map(AsFlowEvent::flow_event) {
-        let (source, target) = endpoints.of_event(&event);
-        let (source_role, target_role) = table.by_channel[channel_index(event.channel)];
+    let mut edge_index: FxMap<(u32, u32, Channel), usize> = FxMap::default();
+    let mut edges: Vec<(u32, u32, Channel, u64, u8)> = Vec::new();
+    for (event, &(source, target)) in events.iter().zip(ends) {
+        let channel = event.flow_event().channel;
+        let (source_role, target_role) = table.by_channel[channel_index(channel)];
         for (node, role) in [(source, source_role), (target, target_role)] {
-            let kind = kinds.entry(node).or_insert(role);
+            let kind = &mut kinds[node as usize];
             *kind = (*kind).min(role);
         }
-        let i = *edge_index.entry((source, target, event.channel)).or_insert_with(|| {
-            edges.push((source, target, event.channel, 0, 0));
+        let i = *edge_index.entry((source, target, channel)).or_insert_with(|| {
+            edges.push((source, target, channel, 0, 0));
             edges.len() - 1
         });
         edges[i].3 += 1;
     }
-    for (f, &(position, source, target)) in findings.iter().zip(&placements.of_finding) {
+    for (f, &(position, source, target)) in findings.iter().zip(of_finding) {
         // The triple is the endpoints of the finding's event (by id) with the
         // finding's own channel; it need not be an edge of the events.
         if !f.channel.is_disclosure() || position == u32::MAX {
             continue;
         }
-        let (source, target) = (&*placements.nodes[source as usize], &*placements.nodes[target as usize]);
         if let Some(&i) = edge_index.get(&(source, target, f.channel)) {
             edges[i].4 = edges[i].4.max(f.level.get());
         }
     }
 
-    let mut nodes: Vec<FlowNode> = kinds
-        .into_iter()
-        .map(|(id, kind)| FlowNode { id: id.to_owned(), kind: table.kinds[kind].clone(), lane: table.lanes[kind] })
+    let mut nodes: Vec<FlowNode> = names
+        .iter()
+        .zip(kinds)
+        .map(|(id, kind)| FlowNode { id: (*id).to_owned(), kind: table.kinds[kind].clone(), lane: table.lanes[kind] })
         .collect();
     nodes.sort_by(|a, b| (a.lane, &a.id).cmp(&(b.lane, &b.id)));
     // Stable: equal (level, source, target) keep first appearance, whatever the channel.
-    edges.sort_by(|a, b| (Reverse(a.4), a.0, a.1).cmp(&(Reverse(b.4), b.0, b.1)));
+    let name = |node: u32| names[node as usize];
+    edges.sort_by(|a, b| (Reverse(a.4), name(a.0), name(a.1)).cmp(&(Reverse(b.4), name(b.0), name(b.1))));
     let edges = edges
         .into_iter()
         .map(|(source, target, channel, count, level)| FlowEdge {
-            source: source.to_owned(),
-            target: target.to_owned(),
+            source: name(source).to_owned(),
+            target: name(target).to_owned(),
             channel,
             count,
             leaked: level > 0,
@@ -435,5 +468,32 @@ mod tests {
         assert_eq!(p.channels, vec![Channel::FinalOutput, Channel::Log]);
         assert_eq!(p.agents, vec![Arc::from("agent"), Arc::from("bot")]);
         assert_eq!(p.origin, p.steps[0]);
+    }
+
+    #[test]
+    fn a_repeated_event_id_places_its_findings_at_the_last_event_with_it() {
+        let events = [
+            event("e1", Channel::ToolCall, "bot", "crm"),
+            event("e2", Channel::ToolCall, "bot", "mail"),
+            event("e1", Channel::Log, "bot", "stdout"),
+        ];
+        // Made on the first `e1` (position 0), and one whose position does
+        // not hold its id: both belong to the last `e1`.
+        let mut first = finding("e1", Channel::ToolCall, "a@b.cd", 2);
+        first.event_index = 0;
+        let mut misplaced = finding("e1", Channel::ToolCall, "x@y.zw", 3);
+        misplaced.event_index = 1;
+        let mut on_e2 = finding("e2", Channel::ToolCall, "a@b.cd", 2);
+        on_e2.event_index = 1;
+        let findings = [first, on_e2, misplaced];
+        let (flow, paths) = flow_and_leak_paths(&events, "bot", &findings, false);
+        // Paths by level: x@y.zw (L3) first.
+        assert_eq!((&*paths[0].steps[0].event_id, &*paths[0].steps[0].target), ("e1", "stdout"));
+        let steps: Vec<(&str, &str)> = paths[1].steps.iter().map(|s| (&*s.event_id, &*s.target)).collect();
+        assert_eq!(steps, vec![("e2", "mail"), ("e1", "stdout")]);
+        // No (bot, stdout, tool_call) edge: only bot → mail leaked.
+        let leaked: Vec<(&str, u8)> =
+            flow.edges.iter().filter(|e| e.leaked).map(|e| (e.target.as_str(), e.level)).collect();
+        assert_eq!(leaked, vec![("mail", 2)]);
     }
 }
