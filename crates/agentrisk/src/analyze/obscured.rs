@@ -312,6 +312,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     }
 
     // 4. Split copies, per target group (see `split`).
+    drop((in_reversed, in_rotated));
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut group_of: FxMap<&str, usize> = FxMap::default();
     for (i, e) in events.iter().enumerate() {
@@ -324,9 +325,10 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
         }
     }
     let first_seen: Vec<usize> = anchors.iter().map(|a| a.first_seen).collect();
+    let earliest = trie.earliest_below(&first_seen);
     for members in groups.iter().filter(|m| m.len() >= 2) {
         let runs_of = |i: usize, runs: &mut TokenRuns| runs.refill(&events[members[i]].text);
-        for (pos, used) in split_copies_in_group(&trie, members, &runs_of, &first_seen) {
+        for (pos, used) in split_copies_in_group(&trie, members, &runs_of, &first_seen, &earliest) {
             let anchor = &anchors[pos];
             let Some(&last) = used.last() else { continue };
             if used.iter().any(|&j| reported.contains(&(j, pos)) || held_in_clear(j, anchor)) {
@@ -341,7 +343,6 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     // event (and only when ids are unique: they are skipped otherwise): its
     // detector readings, contiguous since findings are in creation order,
     // and the copies made on it so far.
-    drop((in_reversed, in_rotated));
     let readings = findings.len();
     findings.reserve_exact(copies.len());
     let mut copies_on: FxMap<usize, Vec<usize>> = FxMap::default();
@@ -446,7 +447,8 @@ mod tests {
         let members: Vec<usize> = (1..=texts.len()).collect();
         let runs_of = |i: usize, runs: &mut TokenRuns| runs.refill(texts[i]);
         let ids: Vec<(usize, &str)> = identifiers.iter().copied().enumerate().collect();
-        split_copies_in_group(&IdentifierTrie::new(&ids), &members, &runs_of, &vec![0; ids.len()])
+        let (trie, first_seen) = (IdentifierTrie::new(&ids), vec![0; ids.len()]);
+        split_copies_in_group(&trie, &members, &runs_of, &first_seen, &trie.earliest_below(&first_seen))
     }
 
     #[test]
@@ -494,7 +496,7 @@ mod tests {
             let identifiers: Vec<(usize, &str)> = anchors.iter().enumerate().map(|(pos, (g, _))| (pos, *g)).collect();
             let first_seen: Vec<usize> = anchors.iter().map(|(_, f)| *f).collect();
             let trie = IdentifierTrie::new(&identifiers);
-            let fast = split_copies_in_group(&trie, &members, &runs_of, &first_seen);
+            let fast = split_copies_in_group(&trie, &members, &runs_of, &first_seen, &trie.earliest_below(&first_seen));
             let slow: Vec<(usize, Vec<usize>)> = anchors
                 .iter()
                 .enumerate()

@@ -226,6 +226,29 @@ impl IdentifierTrie {
         outer <= inner && inner < outer + self.nodes[outer as usize].size
     }
 
+    /// Per node, the earliest `first_seen` (indexed by anchor) of the
+    /// anchors whose identifier ends in its subtree (`u32::MAX` for none;
+    /// positions fit in `u32`, as [`super::obscured::Scanned`] keeps them). An attempt can only record anchors first seen before its
+    /// starter, so a class whose subtree holds none is not followed.
+    pub(super) fn earliest_below(&self, first_seen: &[usize]) -> Vec<u32> {
+        let n = self.nodes.len() - 1;
+        let mut earliest = vec![u32::MAX; n];
+        for node in (0..n).rev() {
+            let own = self.ends_at(node as u32).iter().map(|&a| first_seen[a as usize]).min();
+            let mut e = own.map_or(u32::MAX, |f| f as u32);
+            // Children in preorder: the first at `node + 1`, each next one
+            // past the previous one's subtree.
+            let end = node + self.nodes[node].size as usize;
+            let mut child = node + 1;
+            while child < end {
+                e = e.min(earliest[child]);
+                child += self.nodes[child].size as usize;
+            }
+            earliest[node] = e;
+        }
+        earliest
+    }
+
     /// The anchors whose identifier ends at `node`.
     fn ends_at(&self, node: u32) -> &[u32] {
         &self.ends[self.nodes[node as usize].ends as usize..self.nodes[node as usize + 1].ends as usize]
@@ -294,6 +317,8 @@ struct GroupSearch<'a> {
     /// Buffers of members that left the window, refilled for the next ones.
     spare: Vec<TokenRuns>,
     first_seen: &'a [usize],
+    /// [`IdentifierTrie::earliest_below`].
+    earliest: &'a [u32],
     /// Anchors whose search is decided, by anchor position.
     decided: Vec<bool>,
     found: Vec<(usize, Vec<usize>)>,
@@ -309,6 +334,12 @@ impl GroupSearch<'_> {
                 self.found.push((anchor as usize, used.to_vec()));
             }
         }
+    }
+
+    /// Whether the class at `node` holds an anchor first seen before the
+    /// starter `t` (only those can be recorded by its attempt).
+    fn may_record(&self, node: u32, t: usize) -> bool {
+        (self.earliest[node as usize] as usize) < self.members[t]
     }
 
     fn runs(&self, member: usize) -> &TokenRuns {
@@ -341,7 +372,7 @@ impl GroupSearch<'_> {
                 for &anchor in self.trie.ends_at(node) {
                     self.resolve(anchor, starter, None);
                 }
-                if t + 1 < self.members.len() {
+                if t + 1 < self.members.len() && self.may_record(node, t) {
                     let holes: Vec<u32> =
                         reached.iter().map(|&(h, _)| h).filter(|&h| h != node && self.trie.holds(node, h)).collect();
                     self.extend(node, depth, &holes, &[starter], t, t + 1);
@@ -364,7 +395,11 @@ impl GroupSearch<'_> {
             for &anchor in self.trie.ends_at(next) {
                 self.resolve(anchor, self.members[t], Some(&used));
             }
-            if next_depth - depth >= 3 && used.len() < ATTEMPT_MEMBERS && m + 1 < self.members.len() {
+            if next_depth - depth >= 3
+                && used.len() < ATTEMPT_MEMBERS
+                && m + 1 < self.members.len()
+                && self.may_record(next, t)
+            {
                 let mut deeper = holes.to_vec();
                 deeper.extend(reached.iter().map(|&(h, _)| h).filter(|&h| h != next && self.trie.holds(next, h)));
                 self.extend(next, next_depth, &deeper, &used, t, m + 1);
@@ -377,12 +412,14 @@ impl GroupSearch<'_> {
 /// ends with a result, (anchor position, the fragment members' event
 /// indexes), in anchor order. `runs_of(i, runs)` fills `runs` with the
 /// tokens of `members[i]` (asked for once each, in order); `first_seen` is
-/// indexed by anchor position.
+/// indexed by anchor position, `earliest` is the trie's
+/// [`earliest_below`](IdentifierTrie::earliest_below) of it.
 pub(super) fn split_copies_in_group(
     trie: &IdentifierTrie,
     members: &[usize],
     runs_of: &dyn Fn(usize, &mut TokenRuns),
     first_seen: &[usize],
+    earliest: &[u32],
 ) -> Vec<(usize, Vec<usize>)> {
     let decided = vec![false; first_seen.len()];
     let window = std::collections::VecDeque::with_capacity(ATTEMPT_MEMBERS);
@@ -394,6 +431,7 @@ pub(super) fn split_copies_in_group(
         window_start: 0,
         spare: Vec::new(),
         first_seen,
+        earliest,
         decided,
         found: Vec::new(),
     };
