@@ -4,10 +4,11 @@
 //! An analysis makes millions of small, short-lived allocations (event
 //! texts, findings, report rows); mimalloc serves them about a fifth faster
 //! than glibc's allocator (100 000 events: 0.96 s → 0.86 s end to end).
-//! Left at its defaults it keeps freed pages resident for a while and
-//! commits whole arenas up front, which raised the peak of a 20 MB trace
-//! from 78 MB to 152 MB; purging at once and committing on demand keeps the
-//! peak where glibc had it. `agentrisk-bench` measures both.
+//! Left at its defaults it asks for transparent huge pages (each touched
+//! 4 KB page can then hold 2 MB) and keeps freed pages resident for a
+//! while, which raised the peak of a 20 MB trace from 78 MB to 152 MB.
+//! Built without huge pages (the crate's `no_thp` feature) and purging freed
+//! pages at once, it peaks where glibc did. `agentrisk-bench` measures both.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -228,8 +228,9 @@ impl IdentifierTrie {
 
     /// Per node, the earliest `first_seen` (indexed by anchor) of the
     /// anchors whose identifier ends in its subtree (`u32::MAX` for none;
-    /// positions fit in `u32`, as [`super::obscured::Scanned`] keeps them). An attempt can only record anchors first seen before its
-    /// starter, so a class whose subtree holds none is not followed.
+    /// positions fit in `u32`, as [`super::obscured::Scanned`] keeps them).
+    /// An attempt can only record anchors first seen before its starter, so
+    /// a class whose subtree holds none is not followed.
     pub(super) fn earliest_below(&self, first_seen: &[usize]) -> Vec<u32> {
         let n = self.nodes.len() - 1;
         let mut earliest = vec![u32::MAX; n];

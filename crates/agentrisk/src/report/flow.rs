@@ -125,6 +125,11 @@ impl<'a> Nodes<'a> {
     }
 }
 
+/// Each event id's last position (later positions overwrite earlier ones).
+fn last_position_by_id<E: AsFlowEvent>(events: &[E]) -> FxMap<&str, u32> {
+    events.iter().enumerate().map(|(i, e)| (e.flow_event().event_id, i as u32)).collect()
+}
+
 /// For each event whose id a later event repeats, the position of the last
 /// event with that id (the one a finding's event id points to, as in the
 /// reference). Empty when ids are unique, as they almost always are: that
@@ -135,8 +140,7 @@ fn last_with_same_id<E: AsFlowEvent>(events: &[E]) -> FxMap<u32, u32> {
         return FxMap::default();
     }
     drop(seen);
-    // Later positions overwrite earlier ones.
-    let last: FxMap<&str, u32> = events.iter().enumerate().map(|(i, e)| (e.flow_event().event_id, i as u32)).collect();
+    let last = last_position_by_id(events);
     events
         .iter()
         .enumerate()
@@ -195,12 +199,7 @@ pub fn flow_and_placements<E: AsFlowEvent>(events: &[E], agent_name: &str, findi
             let position = if events.get(p).is_some_and(|e| e.flow_event().event_id == &*f.event_id) {
                 Some(last_same.get(&(p as u32)).copied().unwrap_or(p as u32))
             } else {
-                by_id
-                    .get_or_insert_with(|| {
-                        events.iter().enumerate().map(|(i, e)| (e.flow_event().event_id, i as u32)).collect()
-                    })
-                    .get(&*f.event_id)
-                    .copied()
+                by_id.get_or_insert_with(|| last_position_by_id(events)).get(&*f.event_id).copied()
             };
             match position {
                 Some(q) => (q, ends[q as usize].0, ends[q as usize].1),
