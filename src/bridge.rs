@@ -8,7 +8,7 @@
 //! every other file it holds is sent to the new worker again (with the
 //! current what-if settings), and files already shown keep their results.
 
-use crate::protocol::{size_refusal, FromWorker};
+use crate::protocol::{join_result, size_refusal, FromWorker, ResultPart};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::{Rc, Weak};
@@ -65,6 +65,8 @@ struct Inner {
     sent: BTreeMap<u32, Sent>,
     /// Files sent whose result has not come back yet.
     unfinished: BTreeSet<u32>,
+    /// Parts of results whose `Done` has not come yet, by file id.
+    parts: BTreeMap<u32, Vec<ResultPart>>,
     /// The last what-if settings sent (`""`: the reference's defaults).
     settings: String,
     /// Counts the workers started; a dead worker's late events (its error
@@ -96,6 +98,7 @@ impl Bridge {
             queue: Vec::new(),
             sent: BTreeMap::new(),
             unfinished: BTreeSet::new(),
+            parts: BTreeMap::new(),
             settings: String::new(),
             generation: 0,
             stopped: None,
@@ -144,6 +147,7 @@ impl Bridge {
         let mut inner = self.inner.borrow_mut();
         inner.sent.remove(&id);
         inner.unfinished.remove(&id);
+        inner.parts.remove(&id);
         inner.post(object(&[("forget", JsValue::from(id))]));
     }
 }
@@ -178,10 +182,15 @@ fn start_worker(weak: &Weak<RefCell<Inner>>, generation: u32) -> Result<Running,
 
 /// One message from the worker. Callbacks run after the bridge is released,
 /// so a view that sends a file in response does not find it borrowed.
-fn received(inner: &Rc<RefCell<Inner>>, message: FromWorker) {
+/// A result's parts are kept until its `Done`, which gets them back.
+fn received(inner: &Rc<RefCell<Inner>>, mut message: FromWorker) {
+    if let FromWorker::Part { id, part } = message {
+        inner.borrow_mut().parts.entry(id).or_default().push(part);
+        return;
+    }
     let on_message = {
         let mut state = inner.borrow_mut();
-        match &message {
+        match &mut message {
             FromWorker::Ready => {
                 state.ready = true;
                 let queue = std::mem::take(&mut state.queue);
@@ -191,8 +200,11 @@ fn received(inner: &Rc<RefCell<Inner>>, message: FromWorker) {
                     }
                 }
             }
-            FromWorker::Done { id, .. } => {
+            FromWorker::Done { id, result } => {
                 state.unfinished.remove(id);
+                if let Some(parts) = state.parts.remove(id) {
+                    join_result(result, parts);
+                }
             }
             FromWorker::Crashed { id, message } => {
                 let (id, message) = (*id, message.clone());
@@ -229,6 +241,8 @@ fn crashed(inner: &Rc<RefCell<Inner>>, id: Option<u32>, message: String) {
         }
         state.ready = false;
         state.queue.clear();
+        // Parts the dead worker sent belong to results it will not finish.
+        state.parts.clear();
         state.generation += 1;
         if restart {
             match start_worker(&Rc::downgrade(inner), state.generation) {

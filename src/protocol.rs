@@ -6,13 +6,15 @@
 //! boundary faster than structured clones of nested objects, and only
 //! finished summaries ever reach the page: for a trace, its computed report
 //! and a bounded list of its events ([`EventRow`]), never the trace itself.
+//! A result's long lists come first, in parts of about [`PART_BYTES`]
+//! ([`split_result`]), so that the page reads them in short tasks.
 
 use agentrisk::analyze::redact;
 use agentrisk::batch::{
     detect_kind, facts_of_loaded, parse_redteam_results, read_scorecard, FileKind, RunFacts, RunResult,
 };
 use agentrisk::config::AnalysisConfig;
-use agentrisk::model::Report;
+use agentrisk::model::{Finding, LeakPath, Report};
 use agentrisk::pipeline::{
     detection_settings, load_any_observed, AnalysisError, AnalysisInput, LoadFileError, Loaded, Stage,
 };
@@ -79,14 +81,19 @@ pub fn size_refusal(size: u64, held: u64) -> Option<String> {
 /// read and analysed; smaller ones are done before a status would be seen.
 pub const PROGRESS_FROM_BYTES: u64 = 5_000_000;
 
+/// Externally tagged (`{"done": {...}}`): an internally tagged enum is
+/// read into a buffer first, which doubles the page's work on a result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FromWorker {
     /// The worker has installed its message handler; queued files may be sent.
     Ready,
     /// How far the worker has come with a large file.
     Progress { id: u32, progress: Progress },
-    /// One file is done.
+    /// A piece of file `id`'s result, posted before its `Done`. The bridge
+    /// puts the pieces back ([`join_result`]); the views never see one.
+    Part { id: u32, part: ResultPart },
+    /// One file is done (its long lists in the `Part`s before this).
     Done { id: u32, result: FileResult },
     /// New what-if settings were taken; every file is being analysed again.
     SettingsApplied,
@@ -95,6 +102,107 @@ pub enum FromWorker {
     /// The worker panicked, while working on file `id` if it knows; it
     /// cannot be trusted after that and is replaced.
     Crashed { id: Option<u32>, message: String },
+}
+
+/// A run of one of a result's long lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultPart {
+    Findings(Vec<Finding>),
+    LeakPaths(Vec<LeakPath>),
+    Events(Vec<EventRow>),
+    /// (finding id, matched value) pairs of [`AnalysedTrace::values`].
+    Values(Vec<(String, String)>),
+}
+
+/// About how many bytes of JSON one [`ResultPart`] holds (one long item
+/// may make a part longer). The page reads JSON at some 40 MB/s, so a part
+/// takes it about 10 ms: a 21 MB trace's 4 MB result is read in short tasks
+/// rather than one that holds up the page for 150 ms.
+pub const PART_BYTES: usize = 256 * 1024;
+
+/// Takes the long lists (findings, leak paths, events, values) out of
+/// `result` and returns them in parts of about [`PART_BYTES`], in list
+/// order; [`join_result`] puts them back.
+pub fn split_result(result: &mut FileResult) -> Vec<ResultPart> {
+    let mut parts = Vec::new();
+    if let FileResult::Trace(trace) = result {
+        cut(std::mem::take(&mut trace.events), ResultPart::Events, &mut parts);
+        cut(std::mem::take(&mut trace.values).into_iter().collect(), ResultPart::Values, &mut parts);
+    }
+    if let Some(report) = report_mut(result) {
+        cut(std::mem::take(&mut report.findings), ResultPart::Findings, &mut parts);
+        if let Some(paths) = report.leak_paths.as_mut() {
+            cut(std::mem::take(paths), ResultPart::LeakPaths, &mut parts);
+        }
+    }
+    parts
+}
+
+/// Appends `parts` (from [`split_result`], in order) to `result`'s lists.
+pub fn join_result(result: &mut FileResult, parts: Vec<ResultPart>) {
+    for part in parts {
+        match (part, &mut *result) {
+            (ResultPart::Events(events), FileResult::Trace(trace)) => trace.events.extend(events),
+            (ResultPart::Values(values), FileResult::Trace(trace)) => trace.values.extend(values),
+            (ResultPart::Findings(findings), result) => {
+                if let Some(report) = report_mut(result) {
+                    report.findings.extend(findings);
+                }
+            }
+            (ResultPart::LeakPaths(paths), result) => {
+                if let Some(report) = report_mut(result) {
+                    report.leak_paths.get_or_insert_with(Vec::new).extend(paths);
+                }
+            }
+            // Parts of a trace's lists for a result that is no trace: none are sent.
+            (ResultPart::Events(_) | ResultPart::Values(_), _) => {}
+        }
+    }
+}
+
+fn report_mut(result: &mut FileResult) -> Option<&mut Report> {
+    match result {
+        FileResult::Report(loaded) => Some(&mut loaded.report),
+        FileResult::Trace(trace) => Some(&mut trace.report),
+        FileResult::Batch(_) | FileResult::Error { .. } => None,
+    }
+}
+
+/// `items` cut into runs of about [`PART_BYTES`] of JSON, each made a part by `part`.
+fn cut<T: Serialize>(items: Vec<T>, part: fn(Vec<T>) -> ResultPart, parts: &mut Vec<ResultPart>) {
+    let mut run = Vec::new();
+    let mut bytes = 0;
+    for item in items {
+        let len = json_len(&item);
+        if !run.is_empty() && bytes + len > PART_BYTES {
+            parts.push(part(std::mem::take(&mut run)));
+            bytes = 0;
+        }
+        bytes += len;
+        run.push(item);
+    }
+    if !run.is_empty() {
+        parts.push(part(run));
+    }
+}
+
+/// How many bytes `value` takes as JSON, counted without writing them.
+fn json_len<T: Serialize>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail, and the types here all serialise.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// What the worker is doing with a large file.

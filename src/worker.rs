@@ -4,7 +4,7 @@
 
 use crate::js_text;
 use crate::protocol::{
-    analyze_bytes_observed, size_refusal, FileResult, FromWorker, Phase, Progress, PROGRESS_FROM_BYTES,
+    analyze_bytes_observed, size_refusal, split_result, FileResult, FromWorker, Phase, Progress, PROGRESS_FROM_BYTES,
 };
 use agentrisk::batch::{detect_kind, FileKind};
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
@@ -93,7 +93,7 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
             }
             analyse(scope, id, &name, &folder, &bytes);
         }
-        Err(message) => post(scope, &FromWorker::Done { id, result: FileResult::Error { message } }),
+        Err(message) => post_result(scope, id, FileResult::Error { message }),
     }
 }
 
@@ -137,6 +137,14 @@ fn analyse(scope: &DedicatedWorkerGlobalScope, id: u32, name: &str, folder: &str
     let result = CONFIG
         .with_borrow(|config| analyze_bytes_observed(bytes, name, folder, config.as_ref(), generated_at, &on_progress));
     CURRENT.with(|current| current.set(None));
+    post_result(scope, id, result);
+}
+
+/// Posts file `id`'s result: its long lists in parts, then the rest.
+fn post_result(scope: &DedicatedWorkerGlobalScope, id: u32, mut result: FileResult) {
+    for part in split_result(&mut result) {
+        post(scope, &FromWorker::Part { id, part });
+    }
     post(scope, &FromWorker::Done { id, result });
 }
 

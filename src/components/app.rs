@@ -36,8 +36,9 @@ pub fn app() -> Html {
                     FromWorker::Ready => on_result.dispatch(Action::WorkerReady),
                     FromWorker::SettingsApplied => on_result.dispatch(Action::WhatIfAccepted),
                     FromWorker::SettingsRejected { message } => on_result.dispatch(Action::WhatIfRejected(message)),
-                    // The bridge handles a crash itself and calls `on_crash`.
-                    FromWorker::Crashed { .. } => {}
+                    // The bridge handles a crash itself and calls `on_crash`,
+                    // and puts a result's parts back before its `Done`.
+                    FromWorker::Crashed { .. } | FromWorker::Part { .. } => {}
                 }),
                 Callback::from(move |crash: Crash| {
                     on_crash.dispatch(Action::WorkerFailed { message: crash.message, failed: crash.failed })

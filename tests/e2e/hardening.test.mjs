@@ -208,7 +208,7 @@ test("a worker that dies or panics is replaced: the file it had fails, every oth
   // A panic report names the file being analysed: that file fails, the rest stay.
   await dropFiles(page, [{ name: "c.json", text: traceOf("ex_finance_trace") }]);
   await waitForRows(page, 3);
-  await (await analysisWorker()).evaluate(() => postMessage(JSON.stringify({ kind: "crashed", id: 3, message: "simulated panic" })));
+  await (await analysisWorker()).evaluate(() => postMessage(JSON.stringify({ crashed: { id: 3, message: "simulated panic" } })));
   await page.waitForSelector(`tr.error-row[data-file="c.json"]`);
   assert.match(await page.textContent(`tr.error-row[data-file="c.json"]`), /the analysis worker failed: simulated panic/);
   await page.waitForFunction(() => document.querySelector("#dropzone")?.dataset.worker === "ready");
