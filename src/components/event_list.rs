@@ -1,9 +1,11 @@
 //! The events of a trace analysed here, in trace order, with the events
 //! that have findings marked. The list is what the worker sent: at most
 //! `protocol::EVENT_LIMIT` events, each text cut at `protocol::TEXT_LIMIT`
-//! characters, detected and leaked values already redacted.
+//! characters, detected and leaked values already redacted; the table
+//! shows a page of them at a time.
 
 use super::group_digits;
+use crate::components::pager::{on_page_or_all, page_of, Pager, Reveal};
 use crate::components::text::shown;
 use crate::protocol::{AnalysedTrace, EventRow, TextPart, EVENT_LIMIT, TEXT_LIMIT};
 use agentrisk::model::Finding;
@@ -15,15 +17,23 @@ use yew::prelude::*;
 #[derive(Properties)]
 pub struct EventListProps {
     pub trace: Rc<AnalysedTrace>,
-    /// The index of the event a finding link last pointed at.
-    pub highlighted: Option<usize>,
+    /// The index of the event a finding link last pointed at: highlighted,
+    /// and brought into view on each new request.
+    pub highlighted: Option<Reveal<usize>>,
+    /// A finding chip was clicked: show that finding (by id) in the findings table.
+    pub on_show_finding: Callback<String>,
+    /// Every row at once, no pages (while printing).
+    pub all_pages: bool,
 }
 
 impl PartialEq for EventListProps {
     /// A loaded trace never changes, so its identity is its allocation; this
     /// spares a deep comparison of thousands of events on every render.
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.trace, &other.trace) && self.highlighted == other.highlighted
+        Rc::ptr_eq(&self.trace, &other.trace)
+            && self.highlighted == other.highlighted
+            && self.on_show_finding == other.on_show_finding
+            && self.all_pages == other.all_pages
     }
 }
 
@@ -32,60 +42,94 @@ pub fn event_row_id(index: usize) -> String {
     format!("event-{index}")
 }
 
-/// Scrolls an event's row to the middle of the view and gives it focus, so
-/// keyboard users land on it too.
-pub fn reveal_event(index: usize) {
-    let Some(row) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(&event_row_id(index)))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-    else {
-        return;
-    };
-    let scroll = web_sys::ScrollIntoViewOptions::new();
-    scroll.set_block(web_sys::ScrollLogicalPosition::Center);
-    row.scroll_into_view_with_scroll_into_view_options(&scroll);
-    let focus = web_sys::FocusOptions::new();
-    focus.set_prevent_scroll(true);
-    // Focus can only fail on an element that cannot take it; the row has a tabindex.
-    let _ = row.focus_with_options(&focus);
-}
-
 /// The DOM id of a finding's row in the findings table.
 pub fn finding_row_id(finding_id: &str) -> String {
     format!("finding-{finding_id}")
 }
 
-/// Scrolls to a finding's row and focuses it (from an event back to its findings).
-fn reveal_finding(finding_id: &str) {
+/// Scrolls the element with DOM id `id` (a table row) to the middle of the
+/// view and gives it focus, so keyboard users land on it too. False when no
+/// such element is on the page (yet).
+pub fn reveal_row(id: &str) -> bool {
     let Some(row) = web_sys::window()
         .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(&finding_row_id(finding_id)))
+        .and_then(|d| d.get_element_by_id(id))
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     else {
-        return;
+        return false;
     };
     let scroll = web_sys::ScrollIntoViewOptions::new();
     scroll.set_block(web_sys::ScrollLogicalPosition::Center);
     row.scroll_into_view_with_scroll_into_view_options(&scroll);
     let focus = web_sys::FocusOptions::new();
     focus.set_prevent_scroll(true);
+    // Focus can only fail on an element that cannot take it; rows have a tabindex.
     let _ = row.focus_with_options(&focus);
+    true
+}
+
+/// Follows reveal requests in a paged table: on a new request, turns to
+/// the page that holds the row (`page_of_target`, `None` when the row is
+/// not listed) and, once the row is drawn, brings it into view.
+#[hook]
+pub fn use_reveal<T: Clone + PartialEq + 'static>(
+    reveal: Option<Reveal<T>>,
+    page_of_target: Option<usize>,
+    page: UseStateHandle<usize>,
+    row_id: fn(&T) -> String,
+) {
+    let pending = use_mut_ref(|| None::<String>);
+    {
+        let pending = pending.clone();
+        use_effect_with(reveal, move |reveal| {
+            if let Some(reveal) = reveal {
+                *pending.borrow_mut() = Some(row_id(&reveal.target));
+                if let Some(target) = page_of_target.filter(|p| *p != *page) {
+                    page.set(target);
+                }
+            }
+        });
+    }
+    // After every render: the row may be drawn now.
+    use_effect(move || {
+        let id = pending.borrow().clone();
+        if id.is_some_and(|id| reveal_row(&id)) {
+            *pending.borrow_mut() = None;
+        }
+    });
 }
 
 #[function_component(EventList)]
 pub fn event_list(props: &EventListProps) -> Html {
     let channel = use_state(String::new);
+    let page = use_state(|| 0usize);
     let trace = props.trace.as_ref();
     let channels: std::collections::BTreeSet<&str> = trace.events.iter().map(|e| e.channel.as_str()).collect();
     let on_channel = {
-        let channel = channel.clone();
-        Callback::from(move |e: Event| channel.set(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()))
+        let (channel, page) = (channel.clone(), page.clone());
+        Callback::from(move |e: Event| {
+            channel.set(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value());
+            page.set(0);
+        })
     };
+    let highlighted = props.highlighted.as_ref().map(|h| h.target);
     // The event a finding pointed at always shows, whatever the filter.
-    let shown = |index: usize, event: &EventRow| {
-        channel.is_empty() || event.channel.as_str() == *channel || props.highlighted == Some(index)
+    let listed: Vec<usize> = trace
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(index, event)| {
+            channel.is_empty() || event.channel.as_str() == *channel || highlighted == Some(*index)
+        })
+        .map(|(index, _)| index)
+        .collect();
+    let page_of_highlighted = highlighted.and_then(|h| listed.iter().position(|&i| i == h)).map(page_of);
+    use_reveal(props.highlighted.clone(), page_of_highlighted, page.clone(), |index| event_row_id(*index));
+    let on_page = {
+        let page = page.clone();
+        Callback::from(move |to: usize| page.set(to))
     };
+    let rows = on_page_or_all(listed.len(), *page, props.all_pages);
     let findings: HashMap<&str, &Finding> = trace.report.findings.iter().map(|f| (f.finding_id.as_str(), f)).collect();
     let with_findings = trace.events.iter().filter(|e| !e.finding_ids.is_empty()).count();
     let left_out = trace.events_left_out();
@@ -111,6 +155,9 @@ pub fn event_list(props: &EventListProps) -> Html {
                     </select>
                 </label>
             </p>
+            if !props.all_pages {
+                <Pager id="events-pager" noun="events" total={listed.len()} page={*page} on_page={on_page.clone()} />
+            }
             <div class="table-wrap">
                 <table class="events-table">
                     <thead><tr>
@@ -122,10 +169,13 @@ pub fn event_list(props: &EventListProps) -> Html {
                         <th scope="col">{ "Findings" }</th>
                     </tr></thead>
                     <tbody>
-                        { for trace.events.iter().enumerate().filter(|(i, e)| shown(*i, e)).map(|(index, event)| event_row(index, event, props.highlighted == Some(index), trace.text_withheld, &findings)) }
+                        { for listed[rows].iter().map(|&index| event_row(index, &trace.events[index], highlighted == Some(index), trace.text_withheld, &findings, &props.on_show_finding)) }
                     </tbody>
                 </table>
             </div>
+            if !props.all_pages {
+                <Pager id="events-pager-bottom" noun="events" total={listed.len()} page={*page} {on_page} />
+            }
             if left_out > 0 {
                 <p class="events-left-out" data-left-out={left_out.to_string()}>
                     { format!("{} more events are not listed: the view lists the first {} of {}. Every event was analysed; the numbers above cover them all.",
@@ -142,6 +192,7 @@ fn event_row(
     highlighted: bool,
     withheld: bool,
     findings: &HashMap<&str, &Finding>,
+    on_show_finding: &Callback<String>,
 ) -> Html {
     let marked = !event.finding_ids.is_empty();
     let class = classes!("event-row", marked.then_some("has-finding"), highlighted.then_some("highlighted"));
@@ -160,10 +211,10 @@ fn event_row(
             <td class="event-findings">
                 { for event.finding_ids.iter().map(|id| match findings.get(id.as_str()) {
                     Some(f) => {
-                        let target = id.clone();
+                        let (target, show) = (id.clone(), on_show_finding.clone());
                         let onclick = Callback::from(move |e: MouseEvent| {
                             e.prevent_default();
-                            reveal_finding(&target);
+                            show.emit(target.clone());
                         });
                         html! {
                             <div class="finding-chip" data-finding-id={id.clone()}>

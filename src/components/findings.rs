@@ -1,11 +1,13 @@
 //! A run's findings: filter by channel, level, data type, detector and
 //! party (source or target), search as text or as a regular expression,
-//! sort by any column, export exactly the rows shown. Values are shown
+//! sort by any column, export exactly the rows the filters keep (every
+//! page). The table shows a page of rows at a time. Values are shown
 //! redacted; for a trace analysed here the full value of one finding is
 //! shown only after an explicit click on that finding.
 
 use crate::components::download::download;
-use crate::components::event_list::finding_row_id;
+use crate::components::event_list::{finding_row_id, use_reveal};
+use crate::components::pager::{on_page_or_all, page_of, Pager, Reveal};
 use crate::components::text::shown;
 use agentrisk::batch::table::to_csv;
 use agentrisk::model::Finding;
@@ -27,6 +29,11 @@ pub struct FindingsProps {
     /// The filters (page state, so that the URL hash can hold them).
     pub filters: Filters,
     pub on_filters: Callback<Filters>,
+    /// The finding an event's chip last asked for (by finding id).
+    pub reveal: Option<Reveal<String>>,
+    /// Every row at once, no pages (while printing).
+    #[prop_or_default]
+    pub all_pages: bool,
 }
 
 /// The columns, in order: heading and the finding's text for it.
@@ -78,14 +85,18 @@ pub fn findings_table(props: &FindingsProps) -> Html {
     let filters = &props.filters;
     let sort = use_state(|| None::<(usize, bool)>);
     let revealed = use_state(BTreeSet::<String>::new);
+    let page = use_state(|| 0usize);
 
     let search = matcher(filters);
-    let mut rows: Vec<&Finding> = match &search {
-        Ok(re) => props.findings.iter().filter(|f| keep(f, filters, re.as_ref())).collect(),
-        Err(_) => props.findings.iter().collect(),
+    let all = &props.findings;
+    // Positions in `findings` of the rows the filters keep, in table order.
+    let mut rows: Vec<usize> = match &search {
+        Ok(re) => (0..all.len()).filter(|&i| keep(&all[i], filters, re.as_ref())).collect(),
+        Err(_) => (0..all.len()).collect(),
     };
     if let Some((column, descending)) = *sort {
-        rows.sort_by(|a, b| {
+        rows.sort_by(|&a, &b| {
+            let (a, b) = (&all[a], &all[b]);
             let order = if column == 2 { a.level.cmp(&b.level) } else { cell(a, column).cmp(&cell(b, column)) };
             if descending {
                 order.reverse()
@@ -94,6 +105,22 @@ pub fn findings_table(props: &FindingsProps) -> Html {
             }
         });
     }
+    // New filters or a new order start again at the first page.
+    {
+        let page = page.clone();
+        use_effect_with((filters.clone(), *sort), move |_| {
+            if *page != 0 {
+                page.set(0);
+            }
+        });
+    }
+    let target = props.reveal.as_ref().map(|r| r.target.as_str());
+    let page_of_target = target.and_then(|id| rows.iter().position(|&i| all[i].finding_id == id)).map(page_of);
+    use_reveal(props.reveal.clone(), page_of_target, page.clone(), |id| finding_row_id(id));
+    let on_page = {
+        let page = page.clone();
+        Callback::from(move |to: usize| page.set(to))
+    };
 
     let options = |values: BTreeSet<String>| values.into_iter().collect::<Vec<_>>();
     let channels = options(props.findings.iter().map(|f| f.channel.as_str().to_owned()).collect());
@@ -136,14 +163,27 @@ pub fn findings_table(props: &FindingsProps) -> Html {
         })
     };
 
-    let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
-    let body: Vec<Vec<String>> = rows.iter().map(|f| (0..COLUMNS.len()).map(|c| cell(f, c)).collect()).collect();
-    let csv = to_csv(&header, body.iter());
-    let json = serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
+    // Exports are written when asked for, not on every render.
+    let shown_count = rows.len();
+    let rows = Rc::new(rows);
     let name = |ext: &str| format!("{}-findings.{ext}", sanitise(&props.run_id));
-    let (csv_name, json_name) = (name("csv"), name("json"));
-    let save_csv = Callback::from(move |_: MouseEvent| download(&csv_name, "text/csv", &csv));
-    let save_json = Callback::from(move |_: MouseEvent| download(&json_name, "application/json", &json));
+    let save_csv = {
+        let (name, rows, all) = (name("csv"), rows.clone(), all.clone());
+        Callback::from(move |_: MouseEvent| {
+            let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+            let body: Vec<Vec<String>> =
+                rows.iter().map(|&i| (0..COLUMNS.len()).map(|c| cell(&all[i], c)).collect()).collect();
+            download(&name, "text/csv", &to_csv(&header, body.iter()));
+        })
+    };
+    let save_json = {
+        let (name, rows, all) = (name("json"), rows.clone(), all.clone());
+        Callback::from(move |_: MouseEvent| {
+            let listed: Vec<&Finding> = rows.iter().map(|&i| &all[i]).collect();
+            let json = serde_json::to_string_pretty(&listed).unwrap_or_default() + "\n";
+            download(&name, "application/json", &json);
+        })
+    };
 
     let heading = |i: usize| {
         let sort = sort.clone();
@@ -177,21 +217,27 @@ pub fn findings_table(props: &FindingsProps) -> Html {
                 <label><input id="finding-regex" type="checkbox" checked={filters.regex} onchange={on_regex} />{ " regular expression" }</label>
                 if let Err(message) = &search { <p class="error-message" role="alert">{ message }</p> }
             </form>
-            <p class="muted findings-count" data-shown={rows.len().to_string()}>
-                { format!("{} of {} findings shown", rows.len(), props.findings.len()) }
+            <p class="muted findings-count" data-shown={shown_count.to_string()}>
+                { format!("{} of {} findings shown", shown_count, props.findings.len()) }
                 { " · " }
                 <button type="button" class="link-button" id="export-findings-csv" onclick={save_csv}>{ "CSV" }</button>
                 { " · " }
                 <button type="button" class="link-button" id="export-findings-json" onclick={save_json}>{ "JSON" }</button>
             </p>
+            if !props.all_pages {
+                <Pager id="findings-pager" noun="findings" total={shown_count} page={*page} on_page={on_page.clone()} />
+            }
             <div class="table-wrap">
                 <table class="findings-table">
                     <thead><tr>{ for (0..COLUMNS.len()).map(heading) }</tr></thead>
                     <tbody>
-                        { for rows.iter().map(|f| row(f, props, &revealed)) }
+                        { for rows[on_page_or_all(shown_count, *page, props.all_pages)].iter().map(|&i| row(&all[i], props, &revealed)) }
                     </tbody>
                 </table>
             </div>
+            if !props.all_pages {
+                <Pager id="findings-pager-bottom" noun="findings" total={shown_count} page={*page} {on_page} />
+            }
         </div>
     }
 }

@@ -2,11 +2,14 @@
 //! (memory, logs, files, output) in three columns, an arrow per (source,
 //! target, channel), arrows that carried a leaked secret in red with their
 //! level; and the leak paths (report `leak_paths`), how each leaked secret
-//! moved. Drawn as markup, so every name from the trace stays escaped text.
+//! moved, a page at a time. Drawn as markup, so every name from the trace
+//! stays escaped text.
 
+use crate::components::pager::{on_page_or_all, Pager};
 use crate::components::text::{shown, shown_plain};
 use crate::protocol::{LEAK_PATH_LIMIT, LEAK_STEP_LIMIT};
 use agentrisk::model::{Flow, LeakPath};
+use std::rc::Rc;
 use yew::prelude::*;
 
 const LANE_X: [f64; 3] = [20.0, 330.0, 640.0];
@@ -68,11 +71,19 @@ fn node_box(lane: u8, row: usize) -> (f64, f64) {
 #[derive(Properties, PartialEq)]
 pub struct FlowProps {
     pub flow: Flow,
-    pub leak_paths: Vec<LeakPath>,
+    pub leak_paths: Rc<Vec<LeakPath>>,
+    /// Every leak path at once, no pages (while printing).
+    pub all_pages: bool,
 }
 
 #[function_component(FlowView)]
 pub fn flow_view(props: &FlowProps) -> Html {
+    let page = use_state(|| 0usize);
+    let on_page = {
+        let page = page.clone();
+        Callback::from(move |to: usize| page.set(to))
+    };
+    let paths = &props.leak_paths[on_page_or_all(props.leak_paths.len(), *page, props.all_pages)];
     let flow = &props.flow;
     let mut rows = [0usize; 3];
     let places: Vec<(String, f64, f64, &str)> = flow
@@ -180,11 +191,14 @@ pub fn flow_view(props: &FlowProps) -> Html {
             if props.leak_paths.is_empty() {
                 <p class="muted">{ "No secret leaked, so no path." }</p>
             } else {
+                if !props.all_pages {
+                    <Pager id="paths-pager" noun="leak paths" total={props.leak_paths.len()} page={*page} {on_page} />
+                }
                 <div class="table-wrap">
                     <table class="paths-table" id="paths-table" aria-labelledby="paths-title">
                         <thead><tr><th scope="col">{ "Data type" }</th><th scope="col">{ "Value (redacted)" }</th><th scope="col">{ "Level" }</th>
                             <th scope="col">{ "Entered via" }</th><th scope="col">{ "Path" }</th><th scope="col" class="num">{ "Leaks" }</th></tr></thead>
-                        <tbody>{ for props.leak_paths.iter().map(|p| html! {
+                        <tbody>{ for paths.iter().map(|p| html! {
                             <tr data-type={p.data_type.clone()}>
                                 <td>{ &p.data_type }</td><td class="mono value">{ &p.value }</td>
                                 <td><span class={classes!("level", p.level.badge())}>{ p.level.label() }</span></td>

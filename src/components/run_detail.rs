@@ -2,9 +2,10 @@ use super::group_digits;
 use crate::components::batch::settings_line;
 use crate::components::compliance::ComplianceView;
 use crate::components::download::{download, print_page};
-use crate::components::event_list::{reveal_event, EventList};
+use crate::components::event_list::EventList;
 use crate::components::findings::FindingsTable;
 use crate::components::flow::FlowView;
+use crate::components::pager::Reveal;
 use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{FindingFilters, Run};
@@ -32,47 +33,87 @@ pub struct RunDetailProps {
 /// here, its events, each finding linking to the event it was found in.
 #[function_component(RunDetail)]
 pub fn run_detail(props: &RunDetailProps) -> Html {
-    let highlighted = use_state(|| None::<usize>);
+    // The event a finding's link, and the finding an event's chip, last
+    // asked for; `requests` numbers the requests.
+    let highlighted = use_state(|| None::<Reveal<usize>>);
+    let finding_asked = use_state(|| None::<Reveal<String>>);
+    let requests = use_mut_ref(|| 0u32);
     let r = props.run.report();
     let findings_total = props.run.findings_total();
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     let scenario = r.scenario_id.clone().unwrap_or_else(|| "—".to_owned());
+    // Made once, so that the tables' props stay equal between renders.
     let show_event = {
-        let highlighted = highlighted.clone();
-        Callback::from(move |index: usize| {
-            highlighted.set(Some(index));
-            reveal_event(index);
+        let (highlighted, requests) = (highlighted.clone(), requests.clone());
+        use_callback((), move |target: usize, _| {
+            *requests.borrow_mut() += 1;
+            highlighted.set(Some(Reveal { target, request: *requests.borrow() }));
         })
     };
-    // Finding id → index of the listed event it was found in.
-    let event_of_finding: Rc<HashMap<String, usize>> = Rc::new(match &props.run {
-        Run::Trace(trace) => trace
-            .events
-            .iter()
-            .enumerate()
-            .rev()
-            .flat_map(|(i, e)| e.finding_ids.iter().map(move |id| (id.clone(), i)))
-            .collect(),
-        Run::Report(_) => HashMap::new(),
-    });
-    let values = match &props.run {
-        Run::Trace(trace) => Some(Rc::new(trace.values.clone())),
-        Run::Report(_) => None,
+    let show_finding = {
+        let (finding_asked, requests) = (finding_asked.clone(), requests.clone());
+        use_callback((), move |target: String, _| {
+            *requests.borrow_mut() += 1;
+            finding_asked.set(Some(Reveal { target, request: *requests.borrow() }));
+        })
     };
-    let save_markdown = {
-        let scored = match &props.run {
-            Run::Trace(_) => settings_line(&props.whatif),
-            Run::Report(loaded) if loaded.what_if.is_some() => {
-                format!("Report re-scored with what-if settings:\n\n```yaml\n{}```", props.whatif.to_yaml())
-            }
-            Run::Report(_) => "Numbers as stored in the AgentLeak report.".to_owned(),
+    // What the tables take from the run, made once per run rather than on
+    // every render: its findings, finding id → index of the listed event
+    // it was found in, the full values, and the leak paths.
+    let listed = use_memo(props.run.clone(), |run| {
+        let findings = Rc::new(run.report().findings.clone());
+        let event_of_finding: Rc<HashMap<String, usize>> = Rc::new(match run {
+            Run::Trace(trace) => trace
+                .events
+                .iter()
+                .enumerate()
+                .rev()
+                .flat_map(|(i, e)| e.finding_ids.iter().map(move |id| (id.clone(), i)))
+                .collect(),
+            Run::Report(_) => HashMap::new(),
+        });
+        let values = match run {
+            Run::Trace(trace) => Some(Rc::new(trace.values.clone())),
+            Run::Report(_) => None,
         };
-        let markdown = format!("{}\n{scored}\n", markdown_run(r, &props.file_name));
-        let name = format!("{}-summary.md", props.file_name.trim_end_matches(".json"));
-        Callback::from(move |_: MouseEvent| download(&name, "text/markdown", &markdown))
+        let leak_paths = Rc::new(run.report().leak_paths.clone().unwrap_or_default());
+        (findings, event_of_finding, values, leak_paths)
+    });
+    let (findings, event_of_finding, values, leak_paths) = (*listed).clone();
+    // Written when asked for: it lists every finding.
+    let save_markdown = {
+        let (run, file_name, whatif) = (props.run.clone(), props.file_name.clone(), props.whatif.clone());
+        Callback::from(move |_: MouseEvent| {
+            let scored = match &run {
+                Run::Trace(_) => settings_line(&whatif),
+                Run::Report(loaded) if loaded.what_if.is_some() => {
+                    format!("Report re-scored with what-if settings:\n\n```yaml\n{}```", whatif.to_yaml())
+                }
+                Run::Report(_) => "Numbers as stored in the AgentLeak report.".to_owned(),
+            };
+            let markdown = format!("{}\n{scored}\n", markdown_run(run.report(), &file_name));
+            let name = format!("{}-summary.md", file_name.trim_end_matches(".json"));
+            download(&name, "text/markdown", &markdown);
+        })
     };
     let print_summary = Callback::from(|_: MouseEvent| print_page("summary"));
-    let print_expanded = Callback::from(|_: MouseEvent| print_page("expanded"));
+    // Printing every finding draws every row of the paged tables first,
+    // prints, then goes back to pages (the browser's print call returns
+    // once its dialog is closed).
+    let printing_all = use_state(|| false);
+    let print_expanded = {
+        let printing_all = printing_all.clone();
+        Callback::from(move |_: MouseEvent| printing_all.set(true))
+    };
+    {
+        let printing = printing_all.clone();
+        use_effect_with(*printing_all, move |all| {
+            if *all {
+                print_page("expanded");
+                printing.set(false);
+            }
+        });
+    }
     let (kind, when) = match &props.run {
         Run::Report(_) => ("report", "generated"),
         Run::Trace(_) => ("trace, analysed here", "analysed"),
@@ -194,8 +235,9 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 if r.findings.is_empty() {
                     <p class="muted">{ "Nothing leaked." }</p>
                 } else {
-                    <FindingsTable findings={Rc::new(r.findings.clone())} {event_of_finding} on_show_event={show_event}
-                        {values} run_id={r.run_id.clone()} filters={props.filters.clone()} on_filters={props.on_filters.clone()} />
+                    <FindingsTable {findings} {event_of_finding} on_show_event={show_event}
+                        {values} run_id={r.run_id.clone()} filters={props.filters.clone()} on_filters={props.on_filters.clone()}
+                        reveal={(*finding_asked).clone()} all_pages={*printing_all} />
                 }
             </section>
 
@@ -212,14 +254,15 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 </section>
             }
             if let Some(flow) = &r.flow {
-                <FlowView flow={flow.clone()} leak_paths={r.leak_paths.clone().unwrap_or_default()} />
+                <FlowView flow={flow.clone()} {leak_paths} all_pages={*printing_all} />
             }
             if let Some(compliance) = &r.compliance {
                 <ComplianceView compliance={compliance.clone()} control_findings={props.run.control_findings().clone()} />
             }
             // Last: a trace can have thousands of events.
             if let Run::Trace(trace) = &props.run {
-                <EventList trace={trace.clone()} highlighted={*highlighted} />
+                <EventList trace={trace.clone()} highlighted={(*highlighted).clone()} on_show_finding={show_finding}
+                    all_pages={*printing_all} />
             }
         </section>
     }

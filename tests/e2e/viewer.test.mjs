@@ -191,6 +191,7 @@ test("a large trace shows what the worker is doing, then lists a bounded number 
   }));
   const longText = `contact jean.tremblay@example.com ${"x".repeat(3000)}`;
   events[3] = { event_id: "e3", channel: "tool_call", source: "agent", target: "crm", content: longText };
+  events[4321] = { event_id: "e4321", channel: "tool_call", source: "agent", target: "crm", content: "ssn 123-45-6789" };
   const text = JSON.stringify({ run_id: "run_big", agent_name: "big_agent", events });
   assert.ok(text.length > 5_000_000);
   const mb = `${(text.length / 1e6).toFixed(1)} MB`;
@@ -221,14 +222,30 @@ test("a large trace shows what the worker is doing, then lists a bounded number 
   assert.deepEqual([row.kind, row.runId, row.consistent], ["trace", "run_big", "true"]);
   await page.click("tr.run-row");
   await page.waitForSelector(".events-table");
-  assert.equal(await page.$$eval("tr.event-row", (r) => r.length), 5000);
+  // A page of 200 events at a time.
+  const eventPage = () => page.$$eval("tr.event-row", (r) => [r.length, r[0].dataset.eventId, r.at(-1).dataset.eventId]);
+  assert.deepEqual(await eventPage(), [200, "e0", "e199"]);
+  assert.equal(await page.textContent("#events-pager .pager-status"), "Rows 1–200 of 5 000 · page 1 of 25");
   assert.equal(await page.$eval(".events-left-out", (p) => p.dataset.leftOut), "1000");
   assert.match(await page.textContent("#events-title"), /Events \(6\u202F000\)/);
   const long = await page.textContent("#event-3 .event-text");
   assert.match(long, new RegExp(`first 2\u202F000 of 3\u202F${String(longText.length).slice(1)} characters`));
   assert.ok(!long.includes("jean.tremblay@example.com"));
   assert.equal(await page.$eval("#event-3", (r) => r.classList.contains("has-finding")), true);
-  assert.equal(await page.$eval("a.event-link", (a) => a.dataset.eventIndex), "3");
+  assert.deepEqual((await page.$$eval("a.event-link", (a) => a.map((e) => e.dataset.eventIndex))).sort(), ["3", "4321"]);
+  // Next and last page; a finding's link turns to its event's page and focuses it.
+  await page.click("#events-pager .next");
+  assert.deepEqual(await eventPage(), [200, "e200", "e399"]);
+  await page.click("#events-pager-bottom .last");
+  assert.deepEqual(await eventPage(), [200, "e4800", "e4999"]);
+  assert.equal(await page.$eval("#events-pager .next", (b) => b.disabled), true);
+  await page.click('a.event-link[data-event-index="4321"]');
+  await page.waitForFunction(() => document.activeElement?.id === "event-4321");
+  assert.deepEqual(await eventPage(), [200, "e4200", "e4399"]);
+  assert.equal(await page.$eval("#events-pager", (p) => p.dataset.page), "21");
+  assert.deepEqual(await page.$$eval("tr.event-row.highlighted", (r) => r.map((e) => e.dataset.eventId)), ["e4321"]);
+  await page.click("#events-pager .first");
+  assert.deepEqual(await eventPage(), [200, "e0", "e199"]);
   mkdirSync(outDir, { recursive: true });
   await page.$eval("#event-3", (e) => e.scrollIntoView({ block: "center" }));
   await page.screenshot({ path: join(outDir, "trace-large.png") });
@@ -518,6 +535,67 @@ test("the run view's findings filter, search, sort and export exactly the rows s
   await page.evaluate(() => localStorage.removeItem("agentrisk-theme"));
 
   assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a run's findings and events show 200 rows a page; a link turns to its row's page, filters start again at page 1, printing lists every row", async () => {
+  const { page, errors } = await openViewer();
+  // One distinct e-mail address per event (and what else the detectors see in it): over 450 findings.
+  const events = Array.from({ length: 450 }, (_, i) => ({ event_id: `m${i}`, channel: "tool_call", source: "agent", target: "crm", content: `mail user${i}@example.com` }));
+  await dropFiles(page, [{ name: "mails.json", text: JSON.stringify({ run_id: "run_mails", events }) }]);
+  await page.click("tr.run-row[data-verdict]");
+  await page.waitForSelector(".findings-table");
+  const findingPage = () => page.$$eval(".findings-table tbody tr", (r) => r.map((e) => e.dataset.findingId));
+  const status = (pager) => page.textContent(`${pager} .pager-status`);
+  const total = await page.$eval(".findings-count", (p) => Number(p.dataset.shown));
+  const pages = Math.ceil(total / 200);
+  assert.ok(total > 450 && total < 1000, `${total} findings`);
+  assert.equal((await findingPage()).length, 200);
+  assert.equal(await status("#findings-pager"), `Rows 1\u2013200 of ${total} \u00B7 page 1 of ${pages}`);
+  assert.equal(await page.$eval("#findings-pager .previous", (b) => b.disabled), true);
+  await page.click("#findings-pager .last");
+  const last = await findingPage();
+  assert.equal(last.length, total - 200 * (pages - 1));
+  assert.equal(await status("#findings-pager-bottom"), `Rows ${200 * (pages - 1) + 1}\u2013${total} of ${total} \u00B7 page ${pages} of ${pages}`);
+
+  // The last page's first finding, from its event: the link turns the event list to that event's page.
+  const target = last[0];
+  const eventIndex = await page.$eval(`tr[data-finding-id="${target}"] a.event-link`, (a) => Number(a.dataset.eventIndex));
+  await page.click(`tr[data-finding-id="${target}"] a.event-link`);
+  await page.waitForFunction((id) => document.activeElement?.id === id, `event-${eventIndex}`);
+  assert.equal(await page.$eval("#events-pager", (p) => Number(p.dataset.page)), Math.floor(eventIndex / 200));
+  // Back to the findings' first page; the event's chip turns it to the finding's page again.
+  await page.click("#findings-pager .first");
+  assert.ok(!(await findingPage()).includes(target));
+  await page.click(`#event-${eventIndex} .finding-chip[data-finding-id="${target}"] a`);
+  await page.waitForFunction((id) => document.activeElement?.dataset.findingId === id, target);
+  assert.equal(await page.$eval("#findings-pager", (p) => Number(p.dataset.page)), pages - 1);
+
+  // A filter starts again at page 1, and a table that fits one page has no pager.
+  await page.fill("#finding-search", "crm");
+  assert.deepEqual([await page.$eval(".findings-count", (p) => Number(p.dataset.shown)), await page.$eval("#findings-pager", (p) => p.dataset.page)], [total, "0"]);
+  await page.fill("#finding-search", "m44");
+  const few = await page.$eval(".findings-count", (p) => Number(p.dataset.shown));
+  assert.ok(few >= 11 && few <= 200, `${few} findings`);
+  assert.deepEqual([(await findingPage()).length, await page.$$eval("#findings-pager", (p) => p.length)], [few, 0]);
+  await page.fill("#finding-search", "");
+
+  // Leak paths (one per address) are paged too.
+  const [, paths, pathPages] = (await status("#paths-pager")).match(/^Rows 1\u2013200 of (\d+) \u00B7 page 1 of (\d+)$/).map(Number);
+  assert.ok(paths >= 450 && pathPages === Math.ceil(paths / 200), `${paths} leak paths on ${pathPages} pages`);
+  assert.equal(await page.$$eval("#paths-table tbody tr", (r) => r.length), 200);
+
+  // Printing every finding draws every row, then goes back to pages.
+  await page.evaluate(() => {
+    window.print = () => {
+      window.printed = [".findings-table tbody tr", "tr.event-row", "#paths-table tbody tr", ".pager"].map((s) => document.querySelectorAll(s).length);
+    };
+  });
+  await page.click("#print-expanded");
+  await page.waitForFunction(() => window.printed);
+  assert.deepEqual(await page.evaluate(() => window.printed), [total, 450, paths, 0]);
+  await page.waitForFunction(() => document.querySelectorAll("tr.event-row").length === 200);
   assert.deepEqual(errors, []);
   await page.close();
 });
