@@ -52,7 +52,7 @@ const site = await serve(join(root, "dist"));
 const context = await launchChromium("agentrisk-bench-", ["--enable-precise-memory-info"]);
 
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
-console.log(["file", "MB", "verdict s", "MB/s", "longest task ms", "JS heap MB", "renderer MB (+ over idle)", "same as CLI"]
+console.log(["file", "MB", "verdict s", "MB/s", "longest task ms", "longest stall ms", "JS heap MB", "renderer MB (+ over idle)", "same as CLI"]
   .join("\t"));
 let failed = false;
 for (const file of files) {
@@ -60,10 +60,17 @@ for (const file of files) {
   const page = await context.newPage();
   await page.addInitScript(() => {
     window.__longest = 0;
+    window.__stall = 0;
     window.__heapPeak = 0;
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
     }).observe({ type: "longtask" });
+    let tick = performance.now();
+    setInterval(() => {
+      const now = performance.now();
+      window.__stall = Math.max(window.__stall, now - tick);
+      tick = now;
+    }, 4);
     setInterval(() => {
       if (performance.memory) window.__heapPeak = Math.max(window.__heapPeak, performance.memory.usedJSHeapSize);
     }, 20);
@@ -73,6 +80,7 @@ for (const file of files) {
   await page.waitForSelector("#dropzone[data-worker=ready]");
   await page.evaluate(() => {
     window.__longest = 0;
+    window.__stall = 0;
   });
   const rssIdle = rendererRss();
   let rssPeak = rssIdle;
@@ -93,7 +101,7 @@ for (const file of files) {
   };
   // Long tasks are reported after they end: the one that drew the row too.
   await page.waitForTimeout(500);
-  const { longest, heap } = await page.evaluate(() => ({ longest: window.__longest, heap: window.__heapPeak }));
+  const { longest, stall, heap } = await page.evaluate(() => ({ longest: window.__longest, stall: window.__stall, heap: window.__heapPeak }));
   const report = cliReport(file);
   const same =
     shown.verdict !== null &&
@@ -102,7 +110,7 @@ for (const file of files) {
     shown.verdict === report.verdict &&
     shown.blocked === String(report.blocked);
   failed ||= !same;
-  console.log([basename(file), mb(size), seconds.toFixed(2), (size / 1e6 / seconds).toFixed(1), longest.toFixed(0),
+  console.log([basename(file), mb(size), seconds.toFixed(2), (size / 1e6 / seconds).toFixed(1), longest ? longest.toFixed(0) : "<50", stall.toFixed(0),
     mb(heap), `${mb(rssPeak)} (+${mb(rssPeak - rssIdle)})`, same ? "yes" : `NO: browser ${JSON.stringify(shown)}, CLI RI ${report.risk_index}`].join("\t"));
   await page.close();
 }
