@@ -82,7 +82,7 @@ pub fn size_refusal(size: u64, held: u64) -> Option<String> {
 pub const PROGRESS_FROM_BYTES: u64 = 5_000_000;
 
 /// Externally tagged (`{"done": {...}}`): an internally tagged enum is
-/// read into a buffer first, which doubles the page's work on a result.
+/// read into a buffer before its fields, more work for the page on every message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FromWorker {

@@ -5,13 +5,12 @@
 //! shows a page of them at a time.
 
 use super::group_digits;
-use crate::components::pager::{on_page_or_all, page_of, Pager, Reveal};
+use crate::components::pager::{on_page_or_all, page_of, use_reveal, Pager, Reveal};
 use crate::components::text::shown;
 use crate::protocol::{AnalysedTrace, EventRow, TextPart, EVENT_LIMIT, TEXT_LIMIT};
 use agentrisk::model::Finding;
 use std::collections::HashMap;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 #[derive(Properties)]
@@ -45,58 +44,6 @@ pub fn event_row_id(index: usize) -> String {
 /// The DOM id of a finding's row in the findings table.
 pub fn finding_row_id(finding_id: &str) -> String {
     format!("finding-{finding_id}")
-}
-
-/// Scrolls the element with DOM id `id` (a table row) to the middle of the
-/// view and gives it focus, so keyboard users land on it too. False when no
-/// such element is on the page (yet).
-pub fn reveal_row(id: &str) -> bool {
-    let Some(row) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-    else {
-        return false;
-    };
-    let scroll = web_sys::ScrollIntoViewOptions::new();
-    scroll.set_block(web_sys::ScrollLogicalPosition::Center);
-    row.scroll_into_view_with_scroll_into_view_options(&scroll);
-    let focus = web_sys::FocusOptions::new();
-    focus.set_prevent_scroll(true);
-    // Focus can only fail on an element that cannot take it; rows have a tabindex.
-    let _ = row.focus_with_options(&focus);
-    true
-}
-
-/// Follows reveal requests in a paged table: on a new request, turns to
-/// the page that holds the row (`page_of_target`, `None` when the row is
-/// not listed) and, once the row is drawn, brings it into view.
-#[hook]
-pub fn use_reveal<T: Clone + PartialEq + 'static>(
-    reveal: Option<Reveal<T>>,
-    page_of_target: Option<usize>,
-    page: UseStateHandle<usize>,
-    row_id: fn(&T) -> String,
-) {
-    let pending = use_mut_ref(|| None::<String>);
-    {
-        let pending = pending.clone();
-        use_effect_with(reveal, move |reveal| {
-            if let Some(reveal) = reveal {
-                *pending.borrow_mut() = Some(row_id(&reveal.target));
-                if let Some(target) = page_of_target.filter(|p| *p != *page) {
-                    page.set(target);
-                }
-            }
-        });
-    }
-    // After every render: the row may be drawn now.
-    use_effect(move || {
-        let id = pending.borrow().clone();
-        if id.is_some_and(|id| reveal_row(&id)) {
-            *pending.borrow_mut() = None;
-        }
-    });
 }
 
 #[function_component(EventList)]

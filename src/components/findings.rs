@@ -6,8 +6,8 @@
 //! shown only after an explicit click on that finding.
 
 use crate::components::download::download;
-use crate::components::event_list::{finding_row_id, use_reveal};
-use crate::components::pager::{on_page_or_all, page_of, Pager, Reveal};
+use crate::components::event_list::finding_row_id;
+use crate::components::pager::{on_page_or_all, page_of, use_reveal, Pager, Reveal};
 use crate::components::text::shown;
 use agentrisk::batch::table::to_csv;
 use agentrisk::model::Finding;

@@ -6,6 +6,7 @@
 
 use super::group_digits;
 use std::ops::Range;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Rows per page.
@@ -44,6 +45,60 @@ pub fn on_page_or_all(total: usize, page: usize, all: bool) -> Range<usize> {
 /// The page that shows the row at `position`.
 pub fn page_of(position: usize) -> usize {
     position / PAGE_ROWS
+}
+
+/// Scrolls the element with DOM id `id` (a table row) to the middle of the
+/// view and gives it focus, so keyboard users land on it too. False when no
+/// such element is on the page (yet).
+pub fn reveal_row(id: &str) -> bool {
+    let Some(row) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return false;
+    };
+    let scroll = web_sys::ScrollIntoViewOptions::new();
+    scroll.set_block(web_sys::ScrollLogicalPosition::Center);
+    row.scroll_into_view_with_scroll_into_view_options(&scroll);
+    let focus = web_sys::FocusOptions::new();
+    focus.set_prevent_scroll(true);
+    // Focus can only fail on an element that cannot take it; rows have a tabindex.
+    let _ = row.focus_with_options(&focus);
+    true
+}
+
+/// Follows reveal requests in a paged table: on a new request, turns to
+/// the page that holds the row (`page_of_target`) and, once the row is
+/// drawn, brings it into view. A row the table does not list (`None`: a
+/// filter hides it) is not revealed, then or later.
+#[hook]
+pub fn use_reveal<T: Clone + PartialEq + 'static>(
+    reveal: Option<Reveal<T>>,
+    page_of_target: Option<usize>,
+    page: UseStateHandle<usize>,
+    row_id: fn(&T) -> String,
+) {
+    let pending = use_mut_ref(|| None::<String>);
+    {
+        let pending = pending.clone();
+        use_effect_with(reveal, move |reveal| {
+            *pending.borrow_mut() = None;
+            if let (Some(reveal), Some(target)) = (reveal, page_of_target) {
+                *pending.borrow_mut() = Some(row_id(&reveal.target));
+                if target != *page {
+                    page.set(target);
+                }
+            }
+        });
+    }
+    // After every render: the row may be drawn now.
+    use_effect(move || {
+        let id = pending.borrow().clone();
+        if id.is_some_and(|id| reveal_row(&id)) {
+            *pending.borrow_mut() = None;
+        }
+    });
 }
 
 #[derive(Properties, PartialEq)]
