@@ -32,16 +32,10 @@ struct Sent {
     name: String,
     folder: String,
     source: Source,
-}
-
-impl Sent {
     /// Bytes the file takes (a URL's are not known before it is fetched).
-    fn size(&self) -> u64 {
-        match &self.source {
-            Source::Blob(blob) => blob.size() as u64,
-            Source::Url(_) => 0,
-        }
-    }
+    /// Read once: asking the blob is a call into JavaScript, and the size
+    /// check of each new file sums every held file's size.
+    size: u64,
 }
 
 /// The worker died: `message` says why, `failed` are the files that fail
@@ -117,16 +111,20 @@ impl Bridge {
     /// checks fetched files itself.
     pub fn send(&self, id: u32, name: &str, folder: &str, source: Source) -> Result<(), String> {
         let mut inner = self.inner.borrow_mut();
-        if let Source::Blob(blob) = &source {
-            let held: u64 = inner.sent.values().map(Sent::size).sum();
-            if let Some(reason) = size_refusal(blob.size() as u64, held) {
+        let size = match &source {
+            Source::Blob(blob) => blob.size() as u64,
+            Source::Url(_) => 0,
+        };
+        if let Source::Blob(_) = &source {
+            let held: u64 = inner.sent.values().map(|sent| sent.size).sum();
+            if let Some(reason) = size_refusal(size, held) {
                 return Err(reason);
             }
         }
         if let Some(message) = inner.stopped.clone() {
             return Err(message);
         }
-        let sent = Sent { name: name.to_owned(), folder: folder.to_owned(), source };
+        let sent = Sent { name: name.to_owned(), folder: folder.to_owned(), source, size };
         inner.unfinished.insert(id);
         inner.sent.insert(id, sent.clone());
         inner.post(file_message(id, &sent));

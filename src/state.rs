@@ -179,14 +179,19 @@ impl Default for State {
     }
 }
 
+/// A file handed to the worker under `id`.
+#[derive(Debug, Clone)]
+pub struct Queued {
+    pub id: u32,
+    pub name: String,
+    pub folder: String,
+}
+
 #[derive(Debug, Clone)]
 pub enum Action {
-    /// A file was handed to the worker.
-    Queued {
-        id: u32,
-        name: String,
-        folder: String,
-    },
+    /// Files were handed to the worker: one action for all the files picked
+    /// at once, since each action copies the state.
+    Queued(Vec<Queued>),
     /// The worker started a phase of a large file.
     Progressed {
         id: u32,
@@ -263,8 +268,13 @@ impl Reducible for State {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::Queued { id, name, folder } => {
-                next.files.push(FileEntry { id, name, folder, status: FileStatus::Working(None) })
+            Action::Queued(queued) => {
+                next.files.extend(queued.into_iter().map(|Queued { id, name, folder }| FileEntry {
+                    id,
+                    name,
+                    folder,
+                    status: FileStatus::Working(None),
+                }))
             }
             Action::Progressed { id, progress } => {
                 if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {

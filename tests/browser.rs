@@ -5,7 +5,7 @@
 use agentrisk_viewer::components::run_detail::{RunDetail, RunDetailProps};
 use agentrisk_viewer::components::run_table::{RunTable, RunTableProps};
 use agentrisk_viewer::protocol::{analyze_bytes, FileResult, Phase};
-use agentrisk_viewer::state::{Action, FileEntry, FileStatus, Progress, Run, State};
+use agentrisk_viewer::state::{Action, FileEntry, FileStatus, Progress, Queued, Run, State};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -77,9 +77,13 @@ fn the_core_in_wasm_analyses_a_trace_like_the_reference() {
 #[wasm_bindgen_test]
 fn the_state_keeps_other_files_when_one_fails_or_the_worker_dies() {
     let state = Rc::new(State::default());
-    let state = state.reduce(Action::Queued { id: 1, name: "a.json".into(), folder: String::new() });
-    let state = state.reduce(Action::Queued { id: 2, name: "b.json".into(), folder: String::new() });
-    let state = state.reduce(Action::Queued { id: 3, name: "c.json".into(), folder: String::new() });
+    let queued = |id: u32, name: &str| Queued { id, name: name.into(), folder: String::new() };
+    let state = state.reduce(Action::Queued(vec![queued(1, "a.json"), queued(2, "b.json")]));
+    let state = state.reduce(Action::Queued(vec![queued(3, "c.json")]));
+    assert_eq!(
+        state.files.iter().map(|f| (f.id, f.name.as_str())).collect::<Vec<_>>(),
+        [(1, "a.json"), (2, "b.json"), (3, "c.json")]
+    );
     let state = state.reduce(Action::Finished { id: 1, result: analyze(HEALTHCARE) });
     let progress = Progress { phase: Phase::Detecting, bytes: 6_000_000, percent: Some(40), mb_per_s: Some(9.5) };
     let state = state.reduce(Action::Progressed { id: 2, progress });

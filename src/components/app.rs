@@ -6,7 +6,7 @@ use crate::dropped;
 use crate::hash::{from_hash, to_hash, ViewState};
 use crate::protocol::{FileResult, FromWorker};
 use crate::samples::{sample_url, SAMPLE_REPORTS, SAMPLE_TRACES};
-use crate::state::{Action, BatchSettings, State, Tab};
+use crate::state::{Action, BatchSettings, Queued, State, Tab};
 use agentrisk::config::{WhatIf, WhatIfVault};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -51,21 +51,30 @@ pub fn app() -> Html {
         let dispatcher = state.dispatcher();
         let bridge = bridge.clone();
         Callback::from(move |items: Vec<Picked>| {
+            let mut queued = Vec::with_capacity(items.len());
+            let mut refused = Vec::new();
             for Picked { name, folder, source } in items {
                 let id = {
                     let mut next = next_id.borrow_mut();
                     *next += 1;
                     *next
                 };
-                dispatcher.dispatch(Action::Queued { id, name: name.clone(), folder: folder.clone() });
                 let sent = match (bridge.as_ref(), source) {
                     (Ok(bridge), Ok(source)) => bridge.send(id, &name, &folder, source),
                     (Err(message), _) => Err(message.clone()),
                     (_, Err(message)) => Err(message),
                 };
                 if let Err(message) = sent {
-                    dispatcher.dispatch(Action::Finished { id, result: FileResult::Error { message } });
+                    refused.push(Action::Finished { id, result: FileResult::Error { message } });
                 }
+                queued.push(Queued { id, name, folder });
+            }
+            // Results come back in later tasks, after these.
+            if !queued.is_empty() {
+                dispatcher.dispatch(Action::Queued(queued));
+            }
+            for action in refused {
+                dispatcher.dispatch(action);
             }
         })
     };
