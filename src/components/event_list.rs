@@ -72,10 +72,6 @@ pub fn event_list(props: &EventListProps) -> Html {
         .collect();
     let page_of_highlighted = highlighted.and_then(|h| listed.iter().position(|&i| i == h)).map(page_of);
     use_reveal(props.highlighted.clone(), page_of_highlighted, page.clone(), |index| event_row_id(*index));
-    let on_page = {
-        let page = page.clone();
-        Callback::from(move |to: usize| page.set(to))
-    };
     let rows = on_page_or_all(listed.len(), *page, props.all_pages);
     let findings: HashMap<&str, &Finding> = trace.report.findings.iter().map(|f| (f.finding_id.as_str(), f)).collect();
     let with_findings = trace.events.iter().filter(|e| !e.finding_ids.is_empty()).count();
@@ -103,7 +99,7 @@ pub fn event_list(props: &EventListProps) -> Html {
                 </label>
             </p>
             if !props.all_pages {
-                <Pager id="events-pager" noun="events" total={listed.len()} page={*page} on_page={on_page.clone()} />
+                <Pager id="events-pager" noun="events" total={listed.len()} page={page.clone()} />
             }
             <div class="table-wrap">
                 <table class="events-table">
@@ -121,7 +117,7 @@ pub fn event_list(props: &EventListProps) -> Html {
                 </table>
             </div>
             if !props.all_pages {
-                <Pager id="events-pager-bottom" noun="events" total={listed.len()} page={*page} {on_page} />
+                <Pager id="events-pager-bottom" noun="events" total={listed.len()} page={page.clone()} />
             }
             if left_out > 0 {
                 <p class="events-left-out" data-left-out={left_out.to_string()}>

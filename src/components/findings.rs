@@ -32,7 +32,6 @@ pub struct FindingsProps {
     /// The finding an event's chip last asked for (by finding id).
     pub reveal: Option<Reveal<String>>,
     /// Every row at once, no pages (while printing).
-    #[prop_or_default]
     pub all_pages: bool,
 }
 
@@ -117,10 +116,6 @@ pub fn findings_table(props: &FindingsProps) -> Html {
     let target = props.reveal.as_ref().map(|r| r.target.as_str());
     let page_of_target = target.and_then(|id| rows.iter().position(|&i| all[i].finding_id == id)).map(page_of);
     use_reveal(props.reveal.clone(), page_of_target, page.clone(), |id| finding_row_id(id));
-    let on_page = {
-        let page = page.clone();
-        Callback::from(move |to: usize| page.set(to))
-    };
 
     let options = |values: BTreeSet<String>| values.into_iter().collect::<Vec<_>>();
     let channels = options(props.findings.iter().map(|f| f.channel.as_str().to_owned()).collect());
@@ -225,7 +220,7 @@ pub fn findings_table(props: &FindingsProps) -> Html {
                 <button type="button" class="link-button" id="export-findings-json" onclick={save_json}>{ "JSON" }</button>
             </p>
             if !props.all_pages {
-                <Pager id="findings-pager" noun="findings" total={shown_count} page={*page} on_page={on_page.clone()} />
+                <Pager id="findings-pager" noun="findings" total={shown_count} page={page.clone()} />
             }
             <div class="table-wrap">
                 <table class="findings-table">
@@ -236,7 +231,7 @@ pub fn findings_table(props: &FindingsProps) -> Html {
                 </table>
             </div>
             if !props.all_pages {
-                <Pager id="findings-pager-bottom" noun="findings" total={shown_count} page={*page} {on_page} />
+                <Pager id="findings-pager-bottom" noun="findings" total={shown_count} page={page.clone()} />
             }
         </div>
     }

@@ -79,10 +79,6 @@ pub struct FlowProps {
 #[function_component(FlowView)]
 pub fn flow_view(props: &FlowProps) -> Html {
     let page = use_state(|| 0usize);
-    let on_page = {
-        let page = page.clone();
-        Callback::from(move |to: usize| page.set(to))
-    };
     let paths = &props.leak_paths[on_page_or_all(props.leak_paths.len(), *page, props.all_pages)];
     let flow = &props.flow;
     let mut rows = [0usize; 3];
@@ -192,7 +188,7 @@ pub fn flow_view(props: &FlowProps) -> Html {
                 <p class="muted">{ "No secret leaked, so no path." }</p>
             } else {
                 if !props.all_pages {
-                    <Pager id="paths-pager" noun="leak paths" total={props.leak_paths.len()} page={*page} {on_page} />
+                    <Pager id="paths-pager" noun="leak paths" total={props.leak_paths.len()} page={page.clone()} />
                 }
                 <div class="table-wrap">
                     <table class="paths-table" id="paths-table" aria-labelledby="paths-title">

@@ -108,8 +108,8 @@ pub struct PagerProps {
     /// What the rows are, for the pager's accessible name ("events").
     pub noun: AttrValue,
     pub total: usize,
-    pub page: usize,
-    pub on_page: Callback<usize>,
+    /// The table's current page, which the buttons set.
+    pub page: UseStateHandle<usize>,
 }
 
 /// First / previous / next / last, and which rows show. Nothing when all
@@ -120,11 +120,11 @@ pub fn pager(props: &PagerProps) -> Html {
         return html! {};
     }
     let last = page_count(props.total) - 1;
-    let page = props.page.min(last);
+    let page = (*props.page).min(last);
     let rows = page_rows(props.total, page);
     let button = |label: &'static str, class: &'static str, to: usize, enabled: bool| {
-        let on_page = props.on_page.clone();
-        let onclick = Callback::from(move |_: MouseEvent| on_page.emit(to));
+        let state = props.page.clone();
+        let onclick = Callback::from(move |_: MouseEvent| state.set(to));
         html! { <button type="button" class={classes!("pager-button", class)} disabled={!enabled} {onclick}>{ label }</button> }
     };
     html! {
