@@ -8,23 +8,19 @@
 //! every other file it holds is sent to the new worker again (with the
 //! current what-if settings), and files already shown keep their results.
 
-use crate::protocol::{join_result, size_refusal, FromWorker, ResultPart};
+use crate::protocol::{join_result, FromWorker, ResultPart, ToWorker};
+use agentrisk::workspace::size_refusal;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
-use web_sys::{Blob, ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
+use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::Callback;
 
 /// The loader Trunk writes for the `worker` binary (`data-loader-shim`).
 const WORKER_URL: &str = "./worker_loader.js";
 
-/// What can be sent to the worker for reading.
-#[derive(Clone)]
-pub enum Source {
-    Blob(Blob),
-    Url(String),
-}
+pub use crate::protocol::Source;
 
 /// A file the worker holds (or will): sent again to a replacement worker.
 #[derive(Clone)]
@@ -137,7 +133,13 @@ impl Bridge {
     pub fn send_settings(&self, yaml: &str) {
         let mut inner = self.inner.borrow_mut();
         inner.settings = yaml.to_owned();
-        inner.post(object(&[("settings", JsValue::from_str(yaml))]));
+        inner.post(ToWorker::Settings { yaml: yaml.to_owned() }.to_js());
+    }
+
+    /// Asks the worker to read an imported `agentleak.yaml` into the
+    /// what-if form's values (answered with `SettingsRead` or `SettingsUnreadable`).
+    pub fn read_settings(&self, name: &str, bytes: Vec<u8>) {
+        self.inner.borrow_mut().post(ToWorker::ReadSettings { name: name.to_owned(), bytes }.to_js());
     }
 
     /// Tells the worker a file was removed, so it forgets its bytes.
@@ -146,7 +148,7 @@ impl Bridge {
         inner.sent.remove(&id);
         inner.unfinished.remove(&id);
         inner.parts.remove(&id);
-        inner.post(object(&[("forget", JsValue::from(id))]));
+        inner.post(ToWorker::Forget { id }.to_js());
     }
 }
 
@@ -204,6 +206,8 @@ fn received(inner: &Rc<RefCell<Inner>>, mut message: FromWorker) {
                     join_result(result, parts);
                 }
             }
+            // Imported settings the worker applies: a replacement worker gets them too.
+            FromWorker::SettingsRead { what_if } => state.settings = what_if.to_settings_yaml(),
             FromWorker::Crashed { id, message } => {
                 let (id, message) = (*id, message.clone());
                 drop(state);
@@ -247,8 +251,8 @@ fn crashed(inner: &Rc<RefCell<Inner>>, id: Option<u32>, message: String) {
                 Ok(running) => {
                     state.running = Some(running);
                     if !state.settings.is_empty() {
-                        let settings = object(&[("settings", JsValue::from_str(&state.settings))]);
-                        state.queue.push(settings);
+                        let settings = ToWorker::Settings { yaml: state.settings.clone() };
+                        state.queue.push(settings.to_js());
                     }
                     let resend: Vec<JsValue> = state.sent.iter().map(|(id, sent)| file_message(*id, sent)).collect();
                     let ids: Vec<u32> = state.sent.keys().copied().collect();
@@ -283,25 +287,8 @@ impl Drop for Inner {
 }
 
 fn file_message(id: u32, sent: &Sent) -> JsValue {
-    let source = match &sent.source {
-        Source::Blob(blob) => ("blob", JsValue::from(blob)),
-        Source::Url(url) => ("url", JsValue::from_str(url)),
-    };
-    object(&[
-        ("id", JsValue::from(id)),
-        ("name", JsValue::from_str(&sent.name)),
-        ("folder", JsValue::from_str(&sent.folder)),
-        source,
-    ])
-}
-
-fn object(fields: &[(&str, JsValue)]) -> JsValue {
-    let message = js_sys::Object::new();
-    for (key, value) in fields {
-        // Setting a plain property on a fresh object cannot fail.
-        let _ = js_sys::Reflect::set(&message, &(*key).into(), value);
-    }
-    message.into()
+    let Sent { name, folder, source, .. } = sent.clone();
+    ToWorker::Open { id, name, folder, source }.to_js()
 }
 
 fn post(worker: &Worker, message: &JsValue) {

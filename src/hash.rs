@@ -9,24 +9,9 @@
 //! (the search box, source or target) stays out: it is often a value copied
 //! from the trace, and a URL ends up in histories and shared links.
 
-use crate::state::{BatchSettings, FindingFilters, Tab};
+use crate::state::{BatchSettings, FindingFilters, Tab, ViewState};
 use agentrisk::batch::GroupBy;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
-
-/// What the hash holds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ViewState {
-    pub tab: Tab,
-    /// The file name of the selected run.
-    pub run: Option<String>,
-    pub batch: BatchSettings,
-    pub whatif: WhatIf,
-    /// Files of this site that the link asks to open (`src=`, repeatable),
-    /// as written: paths relative to the page.
-    pub src: Vec<String>,
-    /// The findings table's filters.
-    pub filters: FindingFilters,
-}
 
 const DETECTORS: [&str; 6] = ["pii", "secrets", "healthcare", "finance", "hr", "keyname"];
 

@@ -2,10 +2,10 @@
 //! selected run. One `Reducible` with an [`Action`] enum; components read it
 //! through props and change it only by dispatching actions.
 
-use crate::protocol::{AnalysedTrace, BatchOnly, FileResult, LoadedReport};
 use agentrisk::batch::{GroupBy, RunFacts, RunResult};
 use agentrisk::config::WhatIf;
 use agentrisk::model::Report;
+use agentrisk::workspace::{AnalyzedTrace, BatchOnly, FileResult, LoadedReport};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -13,7 +13,7 @@ use yew::Reducible;
 #[derive(Debug, Clone)]
 pub enum Run {
     Report(Rc<LoadedReport>),
-    Trace(Rc<AnalysedTrace>),
+    Trace(Rc<AnalyzedTrace>),
 }
 
 impl PartialEq for Run {
@@ -148,8 +148,11 @@ pub struct State {
     pub worker_ready: bool,
     pub tab: Tab,
     pub batch: BatchSettings,
-    /// The what-if settings sent to the worker.
+    /// The what-if settings in force: the last ones the worker took.
     pub whatif: WhatIf,
+    /// Settings sent to the worker and not yet answered, oldest first (it
+    /// answers each in turn, taking or refusing it).
+    pub whatif_sent: Vec<WhatIf>,
     /// Why the worker refused the last settings, if it did.
     pub whatif_rejected: Option<String>,
     /// A run named by the URL hash, selected once a file of that name loads.
@@ -170,6 +173,7 @@ impl Default for State {
             tab: Tab::default(),
             batch: BatchSettings::default(),
             whatif: WhatIf::reference_defaults(),
+            whatif_sent: Vec::new(),
             whatif_rejected: None,
             pending_run: None,
             src: Vec::new(),
@@ -177,6 +181,21 @@ impl Default for State {
             finding_filters: FindingFilters::default(),
         }
     }
+}
+
+/// What the hash holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewState {
+    pub tab: Tab,
+    /// The file name of the selected run.
+    pub run: Option<String>,
+    pub batch: BatchSettings,
+    pub whatif: WhatIf,
+    /// Files of this site that the link asks to open (`src=`, repeatable),
+    /// as written: paths relative to the page.
+    pub src: Vec<String>,
+    /// The findings table's filters.
+    pub filters: FindingFilters,
 }
 
 /// A file handed to the worker under `id`.
@@ -219,13 +238,17 @@ pub enum Action {
     SetBatch(BatchSettings),
     /// New what-if settings were sent to the worker.
     ApplyWhatIf(WhatIf),
-    /// The worker took them.
+    /// The worker took the oldest settings sent: they are in force.
     WhatIfAccepted,
-    /// The worker refused them: the message names the key.
+    /// The worker refused the oldest settings sent: the message names the
+    /// key; the settings in force stay.
     WhatIfRejected(String),
+    /// An imported `agentleak.yaml` could not be read: the message names
+    /// the file and the problem.
+    WhatIfUnreadable(String),
     /// The view a link's hash describes (its what-if settings are applied
     /// separately, as they go to the worker).
-    RestoreView(Box<crate::hash::ViewState>),
+    RestoreView(Box<ViewState>),
     /// The prompt for a link's `src=` files was answered.
     SrcAnswered,
     SetFindingFilters(FindingFilters),
@@ -312,10 +335,14 @@ impl Reducible for State {
             Action::ShowTab(tab) => next.tab = tab,
             Action::SetBatch(settings) => next.batch = settings,
             Action::ApplyWhatIf(settings) => {
-                next.whatif = settings;
+                next.whatif_sent.push(settings);
                 next.whatif_rejected = None;
             }
-            Action::WhatIfAccepted => next.whatif_rejected = None,
+            Action::WhatIfAccepted => {
+                if !next.whatif_sent.is_empty() {
+                    next.whatif = next.whatif_sent.remove(0);
+                }
+            }
             Action::RestoreView(view) => {
                 let view = *view;
                 next.tab = view.tab;
@@ -327,7 +354,13 @@ impl Reducible for State {
             }
             Action::SrcAnswered => next.src_prompt = false,
             Action::SetFindingFilters(filters) => next.finding_filters = filters,
-            Action::WhatIfRejected(message) => next.whatif_rejected = Some(message),
+            Action::WhatIfRejected(message) => {
+                if !next.whatif_sent.is_empty() {
+                    next.whatif_sent.remove(0);
+                }
+                next.whatif_rejected = Some(message);
+            }
+            Action::WhatIfUnreadable(message) => next.whatif_rejected = Some(message),
             Action::Step(by) => {
                 let runs: Vec<u32> =
                     next.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).map(|f| f.id).collect();

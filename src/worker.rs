@@ -3,17 +3,13 @@
 //! file contents happens here, off the page's main thread.
 
 use crate::js_text;
-use crate::protocol::{
-    analyze_bytes_observed, size_refusal, split_result, FileResult, FromWorker, Phase, Progress, PROGRESS_FROM_BYTES,
-};
-use agentrisk::batch::{detect_kind, FileKind};
-use agentrisk::config::{config_from_yaml, AnalysisConfig};
-use js_sys::{Reflect, Uint8Array};
+use crate::protocol::{split_result, FromWorker, Phase, Progress, Source, ToWorker, PROGRESS_FROM_BYTES};
+use agentrisk::workspace::{size_refusal, what_if_from_file, FileId, FileResult, Workspace};
+use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, Response};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Response};
 
 /// Installs the panic hook and the message handler, then tells the page it
 /// is ready.
@@ -59,41 +55,42 @@ fn install_crash_reports(scope: &DedicatedWorkerGlobalScope) {
 thread_local! {
     /// The file being analysed, named in a crash report.
     static CURRENT: Cell<Option<u32>> = const { Cell::new(None) };
-    /// The what-if config (`None`: the reference's defaults, no config file).
-    static CONFIG: RefCell<Option<AnalysisConfig>> = const { RefCell::new(None) };
-    /// The traces and reports loaded so far, kept so that new settings can
-    /// analyse or re-score them again. Removed files are forgotten.
-    static KEPT: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
+    /// The files and what-if settings; traces and reports are kept so that
+    /// new settings analyse or re-score them again.
+    static WORKSPACE: RefCell<Workspace> = RefCell::new(Workspace::new());
 }
 
-/// A loaded trace or report: id, name, folder and bytes.
-type Kept = (u32, String, String, Rc<Vec<u8>>);
-
 async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
-    let text = |key: &str| Reflect::get(&message, &key.into()).ok().and_then(|v| v.as_string());
-    if let Some(yaml) = text("settings") {
-        apply_settings(scope, &yaml);
-        return;
-    }
-    if let Some(id) = Reflect::get(&message, &"forget".into()).ok().and_then(|v| v.as_f64()) {
-        KEPT.with_borrow_mut(|kept| kept.retain(|(kept_id, ..)| *kept_id != id as u32));
-        return;
-    }
-    let Some(id) = Reflect::get(&message, &"id".into()).ok().and_then(|v| v.as_f64()) else {
-        web_sys::console::error_1(&"worker: message without an id".into());
-        return;
-    };
-    let id = id as u32;
-    let (name, folder) = (text("name").unwrap_or_default(), text("folder").unwrap_or_default());
-    match read_bytes(scope, id, &message).await {
-        Ok(bytes) => {
-            let bytes = Rc::new(bytes);
-            if matches!(detect_kind(&bytes), FileKind::Trace | FileKind::Report) {
-                KEPT.with_borrow_mut(|kept| kept.push((id, name.clone(), folder.clone(), bytes.clone())));
-            }
-            analyse(scope, id, &name, &folder, &bytes);
+    let message = match ToWorker::from_js(&message) {
+        Ok(message) => message,
+        Err(problem) => {
+            web_sys::console::error_1(&format!("worker: {problem}").into());
+            return;
         }
-        Err(message) => post_result(scope, id, FileResult::Error { message }),
+    };
+    match message {
+        ToWorker::Open { id, name, folder, source } => match read_bytes(scope, id, source).await {
+            Ok(bytes) => {
+                let result = observed(scope, id, bytes.len() as u64, |generated_at, progress| {
+                    WORKSPACE.with_borrow_mut(|ws| ws.open(id, &name, &folder, bytes, generated_at, progress))
+                });
+                post_result(scope, id, result);
+            }
+            Err(message) => post_result(scope, id, FileResult::Error { message }),
+        },
+        ToWorker::Settings { yaml } => apply_settings(scope, &yaml),
+        // An imported file's settings are applied at once, as the page
+        // applies the form's: told first, so that the page knows what
+        // `SettingsApplied` answers.
+        ToWorker::ReadSettings { name, bytes } => match what_if_from_file(&bytes) {
+            Ok(what_if) => {
+                let yaml = what_if.to_settings_yaml();
+                post(scope, &FromWorker::SettingsRead { what_if });
+                apply_settings(scope, &yaml);
+            }
+            Err(e) => post(scope, &FromWorker::SettingsUnreadable { message: format!("{name}: {e}") }),
+        },
+        ToWorker::Forget { id } => WORKSPACE.with_borrow_mut(|ws| ws.forget(id)),
     }
 }
 
@@ -101,23 +98,32 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
 /// every kept trace, and re-scores every kept report, with them; refused
 /// settings change nothing.
 fn apply_settings(scope: &DedicatedWorkerGlobalScope, yaml: &str) {
-    let config = if yaml.is_empty() { Ok(None) } else { config_from_yaml(yaml).map(Some) };
-    match config {
+    match WORKSPACE.with_borrow_mut(|ws| ws.set_settings(yaml)) {
         Err(e) => post(scope, &FromWorker::SettingsRejected { message: e.to_string() }),
-        Ok(config) => {
-            CONFIG.with_borrow_mut(|current| *current = config);
+        Ok(held) => {
             post(scope, &FromWorker::SettingsApplied);
-            let kept = KEPT.with_borrow(|kept| kept.clone());
-            for (id, name, folder, bytes) in kept {
-                analyse(scope, id, &name, &folder, &bytes);
+            for id in held {
+                let size = WORKSPACE.with_borrow(|ws| ws.held_size(id)).unwrap_or(0);
+                let result = observed(scope, id, size, |generated_at, progress| {
+                    WORKSPACE.with_borrow(|ws| ws.reanalyze(id, generated_at, progress))
+                });
+                if let Some(result) = result {
+                    post_result(scope, id, result);
+                }
             }
         }
     }
 }
 
-/// Analyses one file's bytes with the current settings and posts the result.
-fn analyse(scope: &DedicatedWorkerGlobalScope, id: u32, name: &str, folder: &str, bytes: &[u8]) {
-    let size = bytes.len() as u64;
+/// Runs `work` on file `id` of `size` bytes with the report time and a
+/// progress callback that posts the file's progress, marking the file as
+/// the one being worked on for a crash report.
+fn observed<T>(
+    scope: &DedicatedWorkerGlobalScope,
+    id: FileId,
+    size: u64,
+    work: impl FnOnce(&str, &dyn Fn(agentrisk::pipeline::Progress)) -> T,
+) -> T {
     let started = js_sys::Date::now();
     // Posted at each new stage and each further percent; the page
     // receives them while this worker is still busy.
@@ -134,10 +140,9 @@ fn analyse(scope: &DedicatedWorkerGlobalScope, id: u32, name: &str, folder: &str
     };
     let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
     CURRENT.with(|current| current.set(Some(id)));
-    let result = CONFIG
-        .with_borrow(|config| analyze_bytes_observed(bytes, name, folder, config.as_ref(), generated_at, &on_progress));
+    let result = work(&generated_at, &on_progress);
     CURRENT.with(|current| current.set(None));
-    post_result(scope, id, result);
+    result
 }
 
 /// Posts file `id`'s result: its long lists in parts, then the rest.
@@ -156,29 +161,29 @@ fn progress(scope: &DedicatedWorkerGlobalScope, id: u32, progress: Progress) {
     }
 }
 
-/// The bytes of the message's `blob`, or of its same-origin `url`.
-async fn read_bytes(scope: &DedicatedWorkerGlobalScope, id: u32, message: &JsValue) -> Result<Vec<u8>, String> {
-    let field = |key: &str| Reflect::get(message, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    let buffer = if let Ok(blob) = field("blob").dyn_into::<Blob>() {
-        let bytes = blob.size() as u64;
-        progress(scope, id, Progress { phase: Phase::Reading, bytes, percent: None, mb_per_s: None });
-        JsFuture::from(blob.array_buffer()).await.map_err(|e| format!("cannot read the file: {}", js_text(&e)))?
-    } else if let Some(url) = field("url").as_string() {
-        let response: Response = JsFuture::from(scope.fetch_with_str(&url))
-            .await
-            .map_err(|e| format!("cannot fetch {url}: {}", js_text(&e)))?
-            .unchecked_into();
-        if !response.ok() {
-            return Err(format!("cannot fetch {url}: HTTP {}", response.status()));
+/// The bytes of a file's blob, or of a same-origin URL.
+async fn read_bytes(scope: &DedicatedWorkerGlobalScope, id: u32, source: Source) -> Result<Vec<u8>, String> {
+    let buffer = match source {
+        Source::Blob(blob) => {
+            let bytes = blob.size() as u64;
+            progress(scope, id, Progress { phase: Phase::Reading, bytes, percent: None, mb_per_s: None });
+            JsFuture::from(blob.array_buffer()).await.map_err(|e| format!("cannot read the file: {}", js_text(&e)))?
         }
-        let announced = response.headers().get("content-length").ok().flatten().and_then(|n| n.parse::<u64>().ok());
-        if let Some(reason) = announced.and_then(|size| size_refusal(size, 0)) {
-            return Err(reason);
+        Source::Url(url) => {
+            let response: Response = JsFuture::from(scope.fetch_with_str(&url))
+                .await
+                .map_err(|e| format!("cannot fetch {url}: {}", js_text(&e)))?
+                .unchecked_into();
+            if !response.ok() {
+                return Err(format!("cannot fetch {url}: HTTP {}", response.status()));
+            }
+            let announced = response.headers().get("content-length").ok().flatten().and_then(|n| n.parse::<u64>().ok());
+            if let Some(reason) = announced.and_then(|size| size_refusal(size, 0)) {
+                return Err(reason);
+            }
+            let body = response.array_buffer().map_err(|e| js_text(&e))?;
+            JsFuture::from(body).await.map_err(|e| format!("cannot read {url}: {}", js_text(&e)))?
         }
-        let body = response.array_buffer().map_err(|e| js_text(&e))?;
-        JsFuture::from(body).await.map_err(|e| format!("cannot read {url}: {}", js_text(&e)))?
-    } else {
-        return Err("nothing to read: the message has neither a file nor a URL".to_owned());
     };
     let bytes = Uint8Array::new(&buffer);
     if let Some(reason) = size_refusal(u64::from(bytes.length()), 0) {

@@ -2,14 +2,15 @@
 //! gives the same numbers, and the components render what the state holds.
 #![cfg(target_arch = "wasm32")]
 
+use agentrisk::workspace::{analyze_file, FileResult};
 use agentrisk_viewer::components::run_detail::{RunDetail, RunDetailProps};
 use agentrisk_viewer::components::run_table::{RunTable, RunTableProps};
-use agentrisk_viewer::protocol::{analyze_bytes, FileResult, Phase};
-use agentrisk_viewer::state::{Action, FileEntry, FileStatus, Progress, Queued, Run, State};
+use agentrisk_viewer::protocol::Phase;
+use agentrisk_viewer::state::{FileEntry, FileStatus, Progress, Run};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use yew::{Callback, Reducible};
+use yew::Callback;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -17,7 +18,7 @@ const HEALTHCARE: &[u8] = include_bytes!("../www/samples/healthcare_trace.report
 const HEALTHCARE_TRACE: &[u8] = include_bytes!("fixtures/conformance/cases/ex_healthcare_trace/trace.json");
 
 fn analyze(bytes: &[u8]) -> FileResult {
-    analyze_bytes(bytes, "file.json", "", "2026-12-02T12:00:00.000Z".into())
+    analyze_file(bytes, "file.json", "", None, "2026-12-02T12:00:00.000Z", &|_| {})
 }
 
 fn loaded_entry(id: u32) -> FileEntry {
@@ -72,36 +73,6 @@ fn the_core_in_wasm_analyses_a_trace_like_the_reference() {
     assert_eq!((r.wsl, r.rho_s, r.risk_index, r.privacy_score, r.blocked), (11, 25, 0.44, 56, true));
     assert_eq!((trace.events.len(), trace.events_total, r.findings.len()), (7, 7, 6));
     assert_eq!(trace.block_reasons, vec![agentrisk::score::BlockReason::CriticalLeak]);
-}
-
-#[wasm_bindgen_test]
-fn the_state_keeps_other_files_when_one_fails_or_the_worker_dies() {
-    let state = Rc::new(State::default());
-    let queued = |id: u32, name: &str| Queued { id, name: name.into(), folder: String::new() };
-    let state = state.reduce(Action::Queued(vec![queued(1, "a.json"), queued(2, "b.json")]));
-    let state = state.reduce(Action::Queued(vec![queued(3, "c.json")]));
-    assert_eq!(
-        state.files.iter().map(|f| (f.id, f.name.as_str())).collect::<Vec<_>>(),
-        [(1, "a.json"), (2, "b.json"), (3, "c.json")]
-    );
-    let state = state.reduce(Action::Finished { id: 1, result: analyze(HEALTHCARE) });
-    let progress = Progress { phase: Phase::Detecting, bytes: 6_000_000, percent: Some(40), mb_per_s: Some(9.5) };
-    let state = state.reduce(Action::Progressed { id: 2, progress });
-    assert_eq!(state.files[1].status, FileStatus::Working(Some(progress)));
-    let state = state.reduce(Action::WorkerReady);
-    assert!(state.worker_ready);
-    // The worker crashed on file 2 and was replaced: file 3 stays with the
-    // new worker, file 1 keeps its result.
-    let state = state.reduce(Action::WorkerFailed { message: "the analysis worker stopped".into(), failed: vec![2] });
-    assert!(!state.worker_ready);
-    assert!(matches!(state.files[0].status, FileStatus::Loaded(_)));
-    assert_eq!(state.files[1].status, FileStatus::Failed("the analysis worker stopped".into()));
-    assert_eq!(state.files[2].status, FileStatus::Working(None));
-    let state = state.reduce(Action::Remove(3));
-    let state = state.reduce(Action::Select(1));
-    assert_eq!(state.selected_run().map(|(f, _)| f.id), Some(1));
-    let state = state.reduce(Action::Remove(1));
-    assert_eq!((state.files.len(), state.selected), (1, None));
 }
 
 #[wasm_bindgen_test]

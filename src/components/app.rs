@@ -3,11 +3,12 @@ use crate::components::{
     batch::BatchView, compare::CompareView, run_detail::RunDetail, run_table::RunTable, scoring::ScoringPanel,
 };
 use crate::dropped;
-use crate::hash::{from_hash, to_hash, ViewState};
-use crate::protocol::{FileResult, FromWorker};
+use crate::hash::{from_hash, to_hash};
+use crate::protocol::FromWorker;
 use crate::samples::{sample_url, SAMPLE_REPORTS, SAMPLE_TRACES};
-use crate::state::{Action, BatchSettings, Queued, State, Tab};
+use crate::state::{Action, BatchSettings, Queued, State, Tab, ViewState};
 use agentrisk::config::{WhatIf, WhatIfVault};
+use agentrisk::workspace::FileResult;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -36,6 +37,8 @@ pub fn app() -> Html {
                     FromWorker::Ready => on_result.dispatch(Action::WorkerReady),
                     FromWorker::SettingsApplied => on_result.dispatch(Action::WhatIfAccepted),
                     FromWorker::SettingsRejected { message } => on_result.dispatch(Action::WhatIfRejected(message)),
+                    FromWorker::SettingsRead { what_if } => on_result.dispatch(Action::ApplyWhatIf(what_if)),
+                    FromWorker::SettingsUnreadable { message } => on_result.dispatch(Action::WhatIfUnreadable(message)),
                     // The bridge handles a crash itself and calls `on_crash`,
                     // and puts a result's parts back before its `Done`.
                     FromWorker::Crashed { .. } | FromWorker::Part { .. } => {}
@@ -201,11 +204,18 @@ pub fn app() -> Html {
     let on_apply = {
         let (dispatcher, bridge) = (state.dispatcher(), bridge.clone());
         Callback::from(move |settings: WhatIf| {
-            let yaml = if settings.is_reference_default() { String::new() } else { settings.to_yaml() };
             if let Ok(bridge) = bridge.as_ref() {
-                bridge.send_settings(&yaml);
+                bridge.send_settings(&settings.to_settings_yaml());
             }
             dispatcher.dispatch(Action::ApplyWhatIf(settings));
+        })
+    };
+    let on_import = {
+        let bridge = bridge.clone();
+        Callback::from(move |(name, bytes): (String, Vec<u8>)| {
+            if let Ok(bridge) = bridge.as_ref() {
+                bridge.read_settings(&name, bytes);
+            }
         })
     };
     let reset_scoring = on_apply.reform(|_: MouseEvent| WhatIf::reference_defaults());
@@ -441,7 +451,7 @@ pub fn app() -> Html {
                     } else if state.tab == Tab::Compare {
                         <CompareView files={state.files.clone()} rows={batch.0.clone()} settings={state.batch} />
                     } else {
-                        <ScoringPanel applied={state.whatif.clone()} rejected={state.whatif_rejected.clone()} {on_apply} />
+                        <ScoringPanel applied={state.whatif.clone()} rejected={state.whatif_rejected.clone()} {on_apply} {on_import} />
                     }
                 }
             </main>

@@ -1,21 +1,21 @@
 //! The events of a trace analysed here, in trace order, with the events
 //! that have findings marked. The list is what the worker sent: at most
-//! `protocol::EVENT_LIMIT` events, each text cut at `protocol::TEXT_LIMIT`
+//! `agentrisk::workspace::EVENT_LIMIT` events, each text cut at `agentrisk::workspace::TEXT_LIMIT`
 //! characters, detected and leaked values already redacted; the table
 //! shows a page of them at a time.
 
 use super::group_digits;
 use crate::components::pager::{on_page_or_all, page_of, use_reveal, Pager, Reveal};
 use crate::components::text::shown;
-use crate::protocol::{AnalysedTrace, EventRow, TextPart, EVENT_LIMIT, TEXT_LIMIT};
 use agentrisk::model::Finding;
+use agentrisk::workspace::{AnalyzedTrace, EventRow, TextPart, EVENT_LIMIT, TEXT_LIMIT};
 use std::collections::HashMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct EventListProps {
-    pub trace: Rc<AnalysedTrace>,
+    pub trace: Rc<AnalyzedTrace>,
     /// The index of the event a finding link last pointed at: highlighted,
     /// and brought into view on each new request.
     pub highlighted: Option<Reveal<usize>>,

@@ -7,8 +7,8 @@
 
 use crate::components::pager::{on_page_or_all, Pager};
 use crate::components::text::{shown, shown_plain};
-use crate::protocol::{LEAK_PATH_LIMIT, LEAK_STEP_LIMIT};
 use agentrisk::model::{Flow, LeakPath};
+use agentrisk::workspace::{LEAK_PATH_LIMIT, LEAK_STEP_LIMIT};
 use std::rc::Rc;
 use yew::prelude::*;
 

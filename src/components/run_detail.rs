@@ -63,13 +63,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
     let listed = use_memo(props.run.clone(), |run| {
         let findings = Rc::new(run.report().findings.clone());
         let event_of_finding: Rc<HashMap<String, usize>> = Rc::new(match run {
-            Run::Trace(trace) => trace
-                .events
-                .iter()
-                .enumerate()
-                .rev()
-                .flat_map(|(i, e)| e.finding_ids.iter().map(move |id| (id.clone(), i)))
-                .collect(),
+            Run::Trace(trace) => trace.event_of_finding(),
             Run::Report(_) => HashMap::new(),
         });
         let values = match run {

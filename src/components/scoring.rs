@@ -5,8 +5,7 @@
 //! from and exported as an `agentleak.yaml`.
 
 use crate::components::download::download;
-use agentrisk::config::{config_from_bytes, DetectorToggles, WhatIf, WhatIfVault};
-use agentrisk::pipeline::detection_settings;
+use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -22,6 +21,9 @@ pub struct ScoringProps {
     /// The worker's refusal of the last settings sent, if any.
     pub rejected: Option<String>,
     pub on_apply: Callback<WhatIf>,
+    /// An imported `agentleak.yaml`: its name and bytes, for the worker to
+    /// check and apply.
+    pub on_import: Callback<(String, Vec<u8>)>,
 }
 
 /// The form as typed: text, so that a bad value can be named before use.
@@ -194,8 +196,9 @@ pub fn scoring_panel(props: &ScoringProps) -> Html {
         let (form, problem, on_apply) = (form.clone(), problem.clone(), props.on_apply.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            // Checked as the CLI checks a config file, with its messages.
-            match form.read().and_then(|w| w.to_config().map(|_| w).map_err(|e| e.to_string())) {
+            // The worker checks the settings as the CLI checks a config
+            // file, and names a refused key (shown as `rejected`).
+            match form.read() {
                 Ok(settings) => {
                     problem.set(None);
                     on_apply.emit(settings);
@@ -210,12 +213,12 @@ pub fn scoring_panel(props: &ScoringProps) -> Html {
         Callback::from(move |_: MouseEvent| download("agentleak.yaml", "application/yaml", &yaml))
     };
     let import = {
-        let (problem, on_apply) = (problem.clone(), props.on_apply.clone());
+        let (problem, on_import) = (problem.clone(), props.on_import.clone());
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
             let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
             input.set_value("");
-            let (problem, on_apply) = (problem.clone(), on_apply.clone());
+            let (problem, on_import) = (problem.clone(), on_import.clone());
             let name = file.name();
             // Read on the page's thread: a config is a few lines, and a
             // larger file is not one.
@@ -227,20 +230,12 @@ pub fn scoring_panel(props: &ScoringProps) -> Html {
                 return;
             }
             wasm_bindgen_futures::spawn_local(async move {
-                let bytes = JsFuture::from(file.array_buffer()).await.map(|b| js_sys::Uint8Array::new(&b).to_vec());
-                let loaded = bytes
-                    .map_err(|_| "cannot read the file".to_owned())
-                    .and_then(|b| config_from_bytes(&b).map_err(|e| e.to_string()))
-                    // Refused as the CLI refuses it, though only its scoring
-                    // and detector sections are taken: a bad custom pattern
-                    // or detection mode is still a bad file.
-                    .and_then(|c| detection_settings(&c).map(|_| c).map_err(|e| e.to_string()));
-                match loaded {
-                    Ok(config) => {
+                match JsFuture::from(file.array_buffer()).await {
+                    Ok(buffer) => {
                         problem.set(None);
-                        on_apply.emit(WhatIf::from_config(&config));
+                        on_import.emit((name, js_sys::Uint8Array::new(&buffer).to_vec()));
                     }
-                    Err(message) => problem.set(Some(format!("{name}: {message}"))),
+                    Err(_) => problem.set(Some(format!("{name}: cannot read the file"))),
                 }
             });
         })

@@ -21,6 +21,7 @@ pub mod report;
 pub mod score;
 pub mod stats;
 pub mod trace;
+pub mod workspace;
 
 pub use model::{Channel, Level, Verdict};
 pub use report::{load_report, rescore_report, LoadError, Rescore, ScoreRecord};

@@ -8,6 +8,7 @@ use crate::model::{Detection, Report};
 use crate::pyunicode::{canonical, strip};
 use crate::report::policy::{evaluate_policy, FlowContext};
 use crate::report::{build_report, ReportDraft, ReportOptions, RunFacts};
+use crate::score::BlockReason;
 use crate::trace::{python_str, PyValue, Trace, LONE_SURROGATE};
 use std::collections::HashMap;
 
@@ -155,11 +156,17 @@ struct Draft {
 
 impl Draft {
     fn finish(self) -> Result<Report, AnalysisError> {
+        self.finish_gated().map(|(report, _)| report)
+    }
+
+    /// The finished report and why its gate blocks.
+    fn finish_gated(self) -> Result<(Report, Vec<BlockReason>), AnalysisError> {
+        let block_reasons = self.draft.block_reasons().to_vec();
         let report = self.draft.finish();
         if self.check_encodable {
             check_encodable(&report)?;
         }
-        Ok(report)
+        Ok((report, block_reasons))
     }
 }
 
@@ -384,8 +391,9 @@ impl std::io::Write for MarkerProbe {
 pub enum Loaded {
     /// An AgentLeak report, with its re-scoring.
     Report { report: Box<Report>, rescore: crate::report::Rescore },
-    /// A trace, analysed here: the report we computed for it.
-    Trace { report: Box<Report>, trace: Box<Trace> },
+    /// A trace, analysed here: the report we computed for it, and why its
+    /// gate blocks (the report stores the decision, not its reasons).
+    Trace { report: Box<Report>, trace: Box<Trace>, block_reasons: Vec<BlockReason> },
 }
 
 /// Why a file could not be loaded; `Display` names the place and the problem.
@@ -421,8 +429,8 @@ pub fn load_any_observed(
     progress(Progress { stage: Stage::Parsing, done: 0.0 });
     let trace =
         crate::trace::parse_trace_with_progress(bytes, &|done| progress(Progress { stage: Stage::Parsing, done }))?;
-    let report = report_from_trace_observed(&trace, input, progress)?;
-    Ok(Loaded::Trace { report: Box::new(report), trace: Box::new(trace) })
+    let (report, block_reasons) = draft_from_trace(&trace, input, progress)?.finish_gated()?;
+    Ok(Loaded::Trace { report: Box::new(report), trace: Box::new(trace), block_reasons })
 }
 
 /// A cheap look at the top level: `"report": "agentleak"` among the first

@@ -119,7 +119,7 @@ pub fn load_batch_file(
 /// The facts of a loaded trace or report.
 pub fn facts_of_loaded(file: &str, folder: &str, loaded: &Loaded) -> Result<RunFacts, MetadataError> {
     match loaded {
-        Loaded::Trace { report, trace } => {
+        Loaded::Trace { report, trace, .. } => {
             let channels: BTreeSet<_> = trace.events.iter().map(|e| e.channel).collect();
             RunFacts::from_report(file, folder, report, Some(channels), trace.metadata.as_ref())
         }

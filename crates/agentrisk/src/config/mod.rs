@@ -50,7 +50,7 @@ pub struct AnalysisConfig {
 }
 
 /// `detectors`: the six built-in detector families.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DetectorToggles {
     pub pii: bool,
     pub secrets: bool,

@@ -10,7 +10,7 @@ use super::{config_from_yaml, AnalysisConfig, ConfigError, DetectorToggles};
 use crate::score::VaultConfig;
 
 /// The vault a what-if run scores against.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WhatIfVault {
     /// The secrets observed in the run (the reference's default).
     Observed,
@@ -21,7 +21,7 @@ pub enum WhatIfVault {
 }
 
 /// The settings of the what-if panel.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WhatIf {
     pub weights: [i64; 4],
     /// Data type → level, in the order given.
@@ -82,6 +82,17 @@ impl WhatIf {
             fail_below: scoring.fail_below,
             block_on_critical: scoring.block_on_critical,
             detectors: config.detectors,
+        }
+    }
+
+    /// The settings as a workspace takes them: `""` for the reference's
+    /// defaults (scored as with no config file, where finance and hr stay
+    /// on), else [`WhatIf::to_yaml`].
+    pub fn to_settings_yaml(&self) -> String {
+        if self.is_reference_default() {
+            String::new()
+        } else {
+            self.to_yaml()
         }
     }
 

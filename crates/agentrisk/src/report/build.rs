@@ -11,8 +11,8 @@ use crate::model::{
     RemediationHint, Report, Summary, Utility, REPORT_KIND,
 };
 use crate::score::{
-    agentrisk_from_secrets, channel_risks, gate, round_dp, secrets_from_sightings, ScoringConfig, ScoringError,
-    Sighting,
+    agentrisk_from_secrets, channel_risks, gate, round_dp, secrets_from_sightings, BlockReason, ScoringConfig,
+    ScoringError, Sighting,
 };
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -151,7 +151,13 @@ pub fn build_report<E: AsFlowEvent>(
         leak_paths: None,
         metadata: None,
     };
-    Ok(ReportDraft { report, findings, placements, redact_values: options.redact_values })
+    Ok(ReportDraft {
+        report,
+        findings,
+        placements,
+        redact_values: options.redact_values,
+        block_reasons: g.block_reasons,
+    })
 }
 
 /// A report whose findings are still the analysis's, whose leak paths are not
@@ -165,11 +171,19 @@ pub struct ReportDraft {
     /// Where each finding sits in the trace, for the leak paths.
     placements: Placements,
     redact_values: bool,
+    /// Why the gate blocks (empty when it does not): the report stores the
+    /// decision, not its reasons.
+    block_reasons: Vec<BlockReason>,
 }
 
 impl ReportDraft {
+    /// Why the gate blocks this run, in the gate's order.
+    pub fn block_reasons(&self) -> &[BlockReason] {
+        &self.block_reasons
+    }
+
     pub fn finish(self) -> Report {
-        let ReportDraft { mut report, mut findings, placements, redact_values } = self;
+        let ReportDraft { mut report, mut findings, placements, redact_values, block_reasons: _ } = self;
         // Built here rather than in the draft, so that the paths (13 MB for
         // 100 000 events) and the trace are never held together.
         report.leak_paths = Some(leak_paths(&findings, &placements, redact_values));

@@ -1,12 +1,13 @@
-//! Traces through the worker's one call, natively: the report the page gets
-//! is the reference's own `report.default.json` (bar the clock), the event
-//! list is bounded, and no leaked value reaches the page in clear.
+//! Files through the workspace, the one core API every shell uses: the
+//! report a viewer gets for a trace is the reference's own
+//! `report.default.json` (bar the clock), the event list is bounded, no
+//! leaked value reaches a viewer in clear, and what-if settings re-analyse
+//! what the workspace holds.
 
 use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::{load_any, AnalysisInput, Loaded};
-use agentrisk_viewer::protocol::{
-    analyze_bytes, join_result, split_result, AnalysedTrace, FileResult, FromWorker, ResultPart, TextPart, EVENT_LIMIT,
-    FINDING_LIMIT, PART_BYTES, TEXT_LIMIT,
+use agentrisk::workspace::{
+    analyze_file, AnalyzedTrace, FileResult, TextPart, Workspace, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 const CLOCK: &str = "2026-12-02T12:00:00.000Z";
 
 fn example_cases() -> Vec<PathBuf> {
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases");
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&cases)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -24,8 +25,13 @@ fn example_cases() -> Vec<PathBuf> {
     dirs
 }
 
-fn analysed(bytes: &[u8]) -> AnalysedTrace {
-    match analyze_bytes(bytes, "file.json", "", CLOCK.to_owned()) {
+/// One file through [`analyze_file`] with the reference's defaults.
+fn analyze(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> FileResult {
+    analyze_file(bytes, name, folder, None, &generated_at, &|_| {})
+}
+
+fn analysed(bytes: &[u8]) -> AnalyzedTrace {
+    match analyze(bytes, "file.json", "", CLOCK.to_owned()) {
         FileResult::Trace(trace) => *trace,
         FileResult::Report(_) | FileResult::Batch(_) => panic!("not read as a trace"),
         FileResult::Error { message } => panic!("{message}"),
@@ -40,7 +46,7 @@ fn default_report(bytes: &[u8]) -> agentrisk::model::Report {
 }
 
 /// `report` as the page gets it: the compliance evidence lists go, a count
-/// per control comes instead (`AnalysedTrace::control_findings`).
+/// per control comes instead (`AnalyzedTrace::control_findings`).
 fn as_listed(mut report: agentrisk::model::Report) -> agentrisk::model::Report {
     if let Some(compliance) = report.compliance.as_mut() {
         compliance.evidence_matrix.clear();
@@ -160,7 +166,7 @@ fn every_example_trace_gives_the_reference_report_and_masks_its_leaked_values() 
 
 #[test]
 fn the_healthcare_trace_lists_its_events_with_leaked_values_redacted() {
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases/ex_healthcare_trace");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases/ex_healthcare_trace");
     let trace = analysed(&std::fs::read(case.join("trace.json")).unwrap());
     let memo = &trace.events[3];
     assert_eq!(memo.event_id, "evt_004");
@@ -240,76 +246,14 @@ fn a_trace_with_many_findings_sends_the_most_severe_first_and_counts_them_all() 
     assert!(pointed.len() > FINDING_LIMIT && pointed.iter().any(|id| !listed.contains(*id)));
 }
 
-/// `result` as the page gets it: each part and then the rest posted as
-/// JSON text, read back, and put together as the bridge does. Returns it
-/// with the length of each part's message and of the `Done` message.
-fn through_the_bridge(result: &FileResult) -> (FileResult, Vec<(&'static str, usize)>, usize) {
-    let mut rest = result.clone();
-    let mut parts = Vec::new();
-    let mut sizes = Vec::new();
-    for part in split_result(&mut rest) {
-        let kind = match &part {
-            ResultPart::Findings(_) => "findings",
-            ResultPart::LeakPaths(_) => "leak_paths",
-            ResultPart::Events(_) => "events",
-            ResultPart::Values(_) => "values",
-        };
-        let text = serde_json::to_string(&FromWorker::Part { id: 7, part }).unwrap();
-        sizes.push((kind, text.len()));
-        let Ok(FromWorker::Part { id: 7, part }) = serde_json::from_str(&text) else { panic!("not a part: {text}") };
-        parts.push(part);
-    }
-    let text = serde_json::to_string(&FromWorker::Done { id: 7, result: rest }).unwrap();
-    let Ok(FromWorker::Done { id: 7, result: mut joined }) = serde_json::from_str(&text) else { panic!("not done") };
-    join_result(&mut joined, parts);
-    (joined, sizes, text.len())
-}
-
-#[test]
-fn a_large_result_reaches_the_page_in_short_parts_and_whole() {
-    // A few hundred findings more than are listed, an event per finding,
-    // leak paths for each: some 4 MB of result.
-    let n = FINDING_LIMIT + 300;
-    let events: Vec<Value> = (0..n)
-        .map(|i| serde_json::json!({"channel": "tool_call", "content": format!("mail user{}@example.com", i % 2_000)}))
-        .collect();
-    let bytes = serde_json::to_vec(&serde_json::json!({"run_id": "many", "events": events})).unwrap();
-    let result = analyze_bytes(&bytes, "many.json", "", CLOCK.to_owned());
-    let (joined, sizes, done) = through_the_bridge(&result);
-    assert_eq!(joined, result);
-    let count = |kind| sizes.iter().filter(|(k, _)| *k == kind).count();
-    let total: usize = sizes.iter().map(|(_, len)| len).sum();
-    assert!(total > 8 * PART_BYTES, "{total} bytes in parts");
-    assert!(
-        count("findings") >= 4 && count("events") >= 2 && count("leak_paths") >= 1 && count("values") >= 1,
-        "{sizes:?}"
-    );
-    // Every message is about a part long at most, the rest much shorter.
-    let longest = sizes.iter().map(|(_, len)| *len).max().unwrap();
-    assert!(longest <= PART_BYTES + 2_048 && longest > PART_BYTES / 2, "{sizes:?}");
-    assert!(done < PART_BYTES / 4, "the rest is {done} bytes");
-
-    // A loaded report goes the same way; a failed file has no parts.
-    let report = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/hr_trace.report.json")).unwrap();
-    let result = analyze_bytes(&report, "file.json", "", CLOCK.to_owned());
-    let FileResult::Report(loaded) = &result else { panic!("not a report") };
-    assert!(!loaded.report.findings.is_empty());
-    let (joined, sizes, _) = through_the_bridge(&result);
-    assert_eq!(
-        (joined, sizes.iter().map(|(kind, _)| *kind).collect::<Vec<_>>()),
-        (result, vec!["findings", "leak_paths"])
-    );
-    let mut failed = analyze_bytes(b"[]", "file.json", "", CLOCK.to_owned());
-    assert!(matches!(failed, FileResult::Error { .. }) && split_result(&mut failed).is_empty());
-}
-
 #[test]
 fn a_report_still_loads_as_a_report_and_a_non_trace_names_the_problem() {
-    let report = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/hr_trace.report.json")).unwrap();
+    let report =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/samples/hr_trace.report.json")).unwrap();
     assert!(
-        matches!(analyze_bytes(&report, "file.json", "", CLOCK.to_owned()), FileResult::Report(r) if r.rescore.consistent)
+        matches!(analyze(&report, "file.json", "", CLOCK.to_owned()), FileResult::Report(r) if r.rescore.consistent)
     );
-    let FileResult::Error { message } = analyze_bytes(b"[1, 2, 3]", "file.json", "", CLOCK.to_owned()) else {
+    let FileResult::Error { message } = analyze(b"[1, 2, 3]", "file.json", "", CLOCK.to_owned()) else {
         panic!("loaded an array")
     };
     assert_eq!(
@@ -333,7 +277,7 @@ fn a_value_holding_a_lone_surrogate_still_loads_but_its_text_is_withheld() {
 
 #[test]
 fn every_run_carries_its_batch_facts_and_batch_files_load_as_rows() {
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases");
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases");
     let trace = std::fs::read(cases.join("ex_finance_trace").join("trace.json")).unwrap();
     let run = analysed(&trace);
     // INDEX.md: ex_finance_trace leaks 6 of 8 secrets, RI 0.6957, blocked.
@@ -348,19 +292,16 @@ fn every_run_carries_its_batch_facts_and_batch_files_load_as_rows() {
         None,
     )
     .to_json();
-    let FileResult::Batch(only) = analyze_bytes(scorecard.as_bytes(), "card.json", "", CLOCK.to_owned()) else {
+    let FileResult::Batch(only) = analyze(scorecard.as_bytes(), "card.json", "", CLOCK.to_owned()) else {
         panic!("a scorecard is not a run")
     };
     assert_eq!((only.kind.as_str(), only.runs.len(), only.redteam.len()), ("scorecard", 1, 0));
     assert_eq!(only.runs[0], run.facts);
 
     let records = br#"[{"scenario_id": "s", "attack_class_id": "F1.1", "attack_family_id": "F1", "primary_channel": "final_output", "vault_field_count": 11, "expected_leaks": ["ssn"], "detected_leaks": [], "detected_on_primary": [], "risk_index": 0, "privacy_score": 100}]"#;
-    let FileResult::Batch(only) = analyze_bytes(records, "rt.json", "", CLOCK.to_owned()) else {
-        panic!("not red-team")
-    };
+    let FileResult::Batch(only) = analyze(records, "rt.json", "", CLOCK.to_owned()) else { panic!("not red-team") };
     assert_eq!((only.kind.as_str(), only.runs.len(), only.redteam.len()), ("red-team results", 0, 1));
-    let FileResult::Error { message } = analyze_bytes(br#"[{"attack_class_id": 5}]"#, "rt.json", "", CLOCK.to_owned())
-    else {
+    let FileResult::Error { message } = analyze(br#"[{"attack_class_id": 5}]"#, "rt.json", "", CLOCK.to_owned()) else {
         panic!("a bad record loaded")
     };
     assert!(message.starts_with("record [0]: "), "{message}");
@@ -373,15 +314,12 @@ fn every_run_carries_its_batch_facts_and_batch_files_load_as_rows() {
 #[test]
 fn what_if_settings_re_score_a_report_and_keep_its_stored_numbers() {
     use agentrisk::config::config_from_yaml;
-    use agentrisk_viewer::protocol::analyze_bytes_observed;
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/cases/ex_healthcare_trace");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases/ex_healthcare_trace");
     let bytes = std::fs::read(case.join("report.default.json")).unwrap();
     let theirs: Value =
         serde_json::from_slice(&std::fs::read(case.join("report.weights_1_3_9_27.json")).unwrap()).unwrap();
     let config = config_from_yaml("scoring:\n  weights: [1, 3, 9, 27]\n").unwrap();
-    let FileResult::Report(loaded) =
-        analyze_bytes_observed(&bytes, "r.json", "", Some(&config), CLOCK.to_owned(), &|_| {})
-    else {
+    let FileResult::Report(loaded) = analyze_file(&bytes, "r.json", "", Some(&config), CLOCK, &|_| {}) else {
         panic!("not a report")
     };
     assert_eq!(loaded.report.risk_index, theirs["risk_index"].as_f64().unwrap());
@@ -393,15 +331,108 @@ fn what_if_settings_re_score_a_report_and_keep_its_stored_numbers() {
     // A config file turns finance and hr off, which a report cannot redo.
     assert!(what_if.notes.iter().any(|n| n.contains("detector toggles")), "{:?}", what_if.notes);
 
-    let FileResult::Report(plain) = analyze_bytes(&bytes, "r.json", "", CLOCK.to_owned()) else { panic!() };
+    let FileResult::Report(plain) = analyze(&bytes, "r.json", "", CLOCK.to_owned()) else { panic!() };
     assert!(plain.what_if.is_none());
     assert_eq!(plain.report.privacy_score, 56);
 
     let undersized = config_from_yaml("vault:\n  levels: {4: 1}\n").unwrap();
-    let FileResult::Error { message } =
-        analyze_bytes_observed(&bytes, "r.json", "", Some(&undersized), CLOCK.to_owned(), &|_| {})
-    else {
+    let FileResult::Error { message } = analyze_file(&bytes, "r.json", "", Some(&undersized), CLOCK, &|_| {}) else {
         panic!("an undersized vault scored")
     };
     assert!(message.starts_with("with the what-if settings: vault: explicit vault is undersized"), "{message}");
+}
+
+fn case_file(case: &str, file: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases").join(case).join(file),
+    )
+    .unwrap()
+}
+
+/// A workspace keeps traces and reports, not batch-only files; new settings
+/// analyse what it holds again with them, refused ones change nothing, and
+/// a forgotten file is gone.
+#[test]
+fn a_workspace_analyses_its_files_again_under_new_settings() {
+    let mut ws = Workspace::new();
+    let trace = case_file("ex_healthcare_trace", "trace.json");
+    let report = case_file("ex_healthcare_trace", "report.default.json");
+    let FileResult::Trace(first) = ws.open(1, "t.json", "runs", trace.clone(), CLOCK, &|_| {}) else { panic!() };
+    assert_eq!(first.facts.folder, "runs");
+    let FileResult::Report(_) = ws.open(2, "r.json", "", report, CLOCK, &|_| {}) else { panic!() };
+    let records = br#"[{"scenario_id": "s", "attack_class_id": "F1.1", "attack_family_id": "F1", "primary_channel": "final_output", "vault_field_count": 11, "expected_leaks": ["ssn"], "detected_leaks": [], "detected_on_primary": [], "risk_index": 0, "privacy_score": 100}]"#;
+    let FileResult::Batch(_) = ws.open(3, "rt.json", "", records.to_vec(), CLOCK, &|_| {}) else { panic!() };
+    assert_eq!((ws.held_size(1), ws.held_size(3)), (Some(trace.len() as u64), None));
+
+    // The reference's numbers for this trace with weights 1, 3, 9, 27.
+    let theirs: Value =
+        serde_json::from_slice(&case_file("ex_healthcare_trace", "report.weights_1_3_9_27.json")).unwrap();
+    assert_eq!(ws.set_settings("scoring:\n  weights: [1, 3, 9, 27]\n").unwrap(), [1, 2]);
+    for id in [1, 2] {
+        let result = ws.reanalyze(id, CLOCK, &|_| {}).unwrap();
+        let (ri, score) = match &result {
+            FileResult::Trace(t) => (t.report.risk_index, t.report.privacy_score),
+            FileResult::Report(r) => (r.report.risk_index, r.report.privacy_score),
+            _ => panic!("{result:?}"),
+        };
+        assert_eq!((ri, score), (theirs["risk_index"].as_f64().unwrap(), theirs["privacy_score"].as_i64().unwrap()));
+    }
+    // A refused key is named, and the settings in force stay.
+    let refused = ws.set_settings("scoring:\n  weights: [1, 2]\n").unwrap_err().to_string();
+    assert!(refused.contains("weights"), "{refused}");
+    assert!(ws.settings().is_some());
+    assert_eq!(ws.set_settings("").unwrap(), [1, 2]);
+    assert!(ws.settings().is_none());
+    let FileResult::Trace(again) = ws.reanalyze(1, CLOCK, &|_| {}).unwrap() else { panic!() };
+    assert_eq!(again, first);
+    ws.forget(1);
+    assert!(ws.reanalyze(1, CLOCK, &|_| {}).is_none());
+    assert!(ws.reanalyze(3, CLOCK, &|_| {}).is_none(), "batch-only files are not kept");
+}
+
+/// The gate's reasons come from the pipeline's own gate: a blocked trace
+/// lists why, and the order and numbers are the gate's.
+#[test]
+fn a_trace_carries_the_gate_and_its_reasons_from_the_pipeline() {
+    use agentrisk::score::BlockReason;
+    for case in example_cases() {
+        let trace = std::fs::read(case.join("trace.json")).unwrap();
+        let t = analysed(&trace);
+        assert_eq!(t.report.blocked, !t.block_reasons.is_empty(), "{case:?}");
+        let score = u8::try_from(t.report.privacy_score).unwrap();
+        let below =
+            t.block_reasons.contains(&BlockReason::ScoreBelowThreshold { privacy_score: score, fail_below: 40 });
+        assert_eq!(below, score < 40, "{case:?}");
+        assert_eq!(t.block_reasons.contains(&BlockReason::CriticalLeak), t.report.summary.has_critical, "{case:?}");
+    }
+    // With the gate's critical block off, a critical leak alone no longer blocks.
+    let trace = case_file("ex_healthcare_trace", "trace.json");
+    let lenient = agentrisk::workspace::settings_from_yaml("scoring:\n  block_on_critical: false\n").unwrap();
+    let FileResult::Trace(t) = analyze_file(&trace, "t.json", "", lenient.as_ref(), CLOCK, &|_| {}) else { panic!() };
+    assert!(!t.block_reasons.contains(&BlockReason::CriticalLeak));
+}
+
+/// An imported `agentleak.yaml` gives the what-if form's values, and a bad
+/// one is refused with the key named, as the CLI refuses it.
+#[test]
+fn an_imported_config_gives_the_what_if_values_or_names_the_problem() {
+    use agentrisk::workspace::what_if_from_file;
+    let w = what_if_from_file(b"scoring:\n  weights: [1, 3, 9, 27]\n  fail_below: 55\n").unwrap();
+    assert_eq!((w.weights, w.fail_below), ([1, 3, 9, 27], 55));
+    assert!(!w.detectors.finance, "a config file turns finance off unless it is switched on");
+    let problem = what_if_from_file(b"scoring:\n  fail_below: lots\n").unwrap_err().to_string();
+    assert!(problem.contains("fail_below"), "{problem}");
+}
+
+/// Each finding points at the first listed event it was found in.
+#[test]
+fn findings_point_at_their_events() {
+    let t = analysed(&case_file("ex_healthcare_trace", "trace.json"));
+    let positions = t.event_of_finding();
+    assert!(!t.report.findings.is_empty());
+    for f in &t.report.findings {
+        let at = positions[&f.finding_id];
+        assert_eq!((t.events[at].event_id.as_str(), t.events[at].channel), (&*f.event_id, f.channel));
+        assert!(t.events[..at].iter().all(|e| !e.finding_ids.contains(&f.finding_id)));
+    }
 }

@@ -1,0 +1,486 @@
+//! The one core API every shell uses: a set of files and the what-if
+//! settings, and what each file gives.
+//!
+//! A [`Workspace`] takes files as bytes with a name and an optional folder,
+//! tells their kind (trace, report, scorecard, red-team results), analyses
+//! traces, loads and re-scores reports, reads batch-only files, applies
+//! what-if settings, and answers each file with a [`FileResult`]: the run's
+//! report with its gate and the gate's reasons, its batch facts, and for a
+//! trace the event rows a viewer lists (text masked, findings linked) and
+//! the full values a reviewer may reveal. The batch summary and comparisons
+//! are computed from those facts by [`crate::batch::summarise`] and
+//! [`crate::compare`].
+//!
+//! The viewer's worker, the CLI and any embedding all call this module; it
+//! does no I/O (the caller reads the files and gives the clock) and leaves
+//! transport (messages, chunking) to the shells.
+
+mod view;
+
+use crate::analyze::redact;
+use crate::batch::{
+    detect_kind, facts_of_loaded, parse_redteam_results, read_scorecard, FileKind, RunFacts, RunResult,
+};
+use crate::config::{config_from_bytes, config_from_yaml, AnalysisConfig, ConfigError, WhatIf};
+use crate::model::Report;
+use crate::pipeline::{detection_settings, load_any_observed, AnalysisError, AnalysisInput, LoadFileError, Loaded};
+use crate::report::report_what_if;
+use crate::score::BlockReason;
+use crate::{Channel, Rescore};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+pub use crate::pipeline::Progress;
+
+/// At most this many events of a trace are listed: a viewer shows them all
+/// as table rows, and tens of thousands of rows would make a page slow to
+/// render and to scroll. The rest are counted, not listed.
+pub const EVENT_LIMIT: usize = 5_000;
+
+/// At most this many findings of a run are listed, in report order (most
+/// severe first): like events, tens of thousands of table rows would make
+/// a page slow. The run's numbers always cover every finding.
+pub const FINDING_LIMIT: usize = 5_000;
+
+/// At most this many leak paths of a run, and steps of each, are listed.
+pub const LEAK_PATH_LIMIT: usize = 1_000;
+pub const LEAK_STEP_LIMIT: usize = 20;
+
+/// At most this many characters of an event's text are listed. A trace can
+/// hold whole documents in one event; a viewer needs the start of each.
+pub const TEXT_LIMIT: usize = 2_000;
+
+/// The largest file one browser tab takes, in bytes. WebAssembly memory is
+/// capped at 4 GB, and analysing a trace takes several times its size
+/// (docs/limits.md), so a bigger file would end in an out-of-memory abort;
+/// it gets an error naming the CLI instead.
+pub const MAX_FILE_BYTES: u64 = 200_000_000;
+
+/// The most bytes of files one browser tab holds at once: the workspace
+/// keeps every trace and report for what-if scoring, and the sum must leave
+/// room for analysing.
+pub const MAX_TAB_BYTES: u64 = 1_000_000_000;
+
+/// Why a file of `size` bytes is refused, when it is: over the per-file
+/// limit, or over what the tab still has room for besides `held` bytes.
+pub fn size_refusal(size: u64, held: u64) -> Option<String> {
+    let mb = |bytes: u64| format!("{:.1} MB", bytes as f64 / 1e6);
+    if size > MAX_FILE_BYTES {
+        Some(format!(
+            "the file is {}, more than the {} one browser tab can analyse; analyse it with the agentrisk command instead",
+            mb(size),
+            mb(MAX_FILE_BYTES)
+        ))
+    } else if held.saturating_add(size) > MAX_TAB_BYTES {
+        Some(format!(
+            "the file is {} and this tab already holds {} of files (at most {} in all); remove some files, or open it in another tab",
+            mb(size),
+            mb(held),
+            mb(MAX_TAB_BYTES)
+        ))
+    } else {
+        None
+    }
+}
+
+/// What became of one file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum FileResult {
+    Report(Box<LoadedReport>),
+    Trace(Box<AnalyzedTrace>),
+    /// A scorecard or red-team results: runs and records for the batch,
+    /// with no run view of their own.
+    Batch(Box<BatchOnly>),
+    /// The file could not be used; the message names the place and the problem.
+    Error {
+        message: String,
+    },
+}
+
+impl FileResult {
+    /// The report of a run (a loaded report, or the one computed for a trace).
+    pub fn report_mut(&mut self) -> Option<&mut Report> {
+        match self {
+            FileResult::Report(loaded) => Some(&mut loaded.report),
+            FileResult::Trace(trace) => Some(&mut trace.report),
+            FileResult::Batch(_) | FileResult::Error { .. } => None,
+        }
+    }
+}
+
+/// A file that only feeds the batch: a scorecard's runs, or red-team
+/// result records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchOnly {
+    /// `"scorecard"` or `"red-team results"`.
+    pub kind: String,
+    pub runs: Vec<RunFacts>,
+    pub redteam: Vec<RunResult>,
+}
+
+/// A report as loaded, with its re-scoring. The stored numbers are shown
+/// (or, with what-if settings, the numbers they give); the re-scoring of
+/// the stored numbers decides the "inconsistent" flag and explains a block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadedReport {
+    /// The report, its findings cut to the first [`FINDING_LIMIT`]; with
+    /// what-if settings, its numbers are the ones they give.
+    pub report: Report,
+    pub rescore: Rescore,
+    /// Set when what-if settings re-scored the report.
+    pub what_if: Option<ReportWhatIfShown>,
+    /// How many findings the report has.
+    pub findings_total: usize,
+    /// How many findings each compliance control cites (by control id).
+    pub control_findings: BTreeMap<String, usize>,
+    /// The run's key numbers for the batch (over all findings).
+    pub facts: RunFacts,
+}
+
+/// What what-if settings did to a report: the numbers it stores, why the
+/// new gate blocks, and what the settings ask for that a report cannot show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportWhatIfShown {
+    pub stored: StoredNumbers,
+    pub block_reasons: Vec<BlockReason>,
+    pub notes: Vec<String>,
+}
+
+/// A report's headline numbers as its file stores them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredNumbers {
+    pub risk_index: f64,
+    pub privacy_score: i64,
+    pub verdict: String,
+    pub blocked: bool,
+}
+
+/// A trace analysed here: the report the core computed for it (what the
+/// reference writes for the same config) and what a viewer lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalyzedTrace {
+    /// The report, its findings cut to the first [`FINDING_LIMIT`].
+    pub report: Report,
+    /// How many findings the report has.
+    pub findings_total: usize,
+    /// How many findings each compliance control cites (by control id).
+    pub control_findings: BTreeMap<String, usize>,
+    /// The run's key numbers for the batch (over all findings).
+    pub facts: RunFacts,
+    /// Why the gate blocked, as the pipeline's gate decided it.
+    pub block_reasons: Vec<BlockReason>,
+    /// The first [`EVENT_LIMIT`] events, in trace order.
+    pub events: Vec<EventRow>,
+    /// How many events the trace has (`events` may hold fewer).
+    pub events_total: usize,
+    /// True when the values to redact could not be known or searched for,
+    /// so no event text is listed at all rather than text that might show them.
+    pub text_withheld: bool,
+    /// The full matched value of each listed finding, by finding id: shown
+    /// only when the reviewer asks for one finding's value.
+    pub values: HashMap<String, String>,
+}
+
+impl AnalyzedTrace {
+    /// Events of the trace that are not in [`AnalyzedTrace::events`].
+    pub fn events_left_out(&self) -> usize {
+        self.events_total.saturating_sub(self.events.len())
+    }
+
+    /// The position in [`AnalyzedTrace::events`] of the first listed event
+    /// each finding was found in, by finding id.
+    pub fn event_of_finding(&self) -> HashMap<String, usize> {
+        let mut positions = HashMap::new();
+        for (i, event) in self.events.iter().enumerate() {
+            for id in &event.finding_ids {
+                positions.entry(id.clone()).or_insert(i);
+            }
+        }
+        positions
+    }
+}
+
+/// One event as a viewer lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventRow {
+    pub event_id: String,
+    pub channel: Channel,
+    pub source: String,
+    pub target: String,
+    /// The start of the event's flattened text (at most [`TEXT_LIMIT`]
+    /// characters), with every value a detector finds there, and every
+    /// leaked value, replaced by its redacted form.
+    pub text: Vec<TextPart>,
+    /// Characters in the whole flattened text.
+    pub text_chars: usize,
+    /// The report's findings on this event (same event id and channel).
+    pub finding_ids: Vec<String>,
+}
+
+impl EventRow {
+    /// True when `text` is only the start of the event's text.
+    pub fn text_truncated(&self) -> bool {
+        let shown: usize = self.text.iter().map(|p| p.as_str().chars().count()).sum();
+        shown < self.text_chars
+    }
+}
+
+/// A piece of an event's text. Redacted values keep their number of
+/// characters, so the pieces add up to the length of the text shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextPart {
+    Plain(String),
+    /// A leaked value (a finding's), as the report redacts it.
+    Leaked(String),
+    /// A value a built-in detector finds here that is no finding: a secret
+    /// the agent was given (a baseline channel) or a match the pipeline set
+    /// aside. Redacted the same way; the report never shows it either.
+    Detected(String),
+}
+
+impl TextPart {
+    pub fn as_str(&self) -> &str {
+        match self {
+            TextPart::Plain(s) | TextPart::Leaked(s) | TextPart::Detected(s) => s,
+        }
+    }
+}
+
+/// Why what-if settings were refused; `Display` names the key or rule.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("{0}")]
+    Config(#[from] ConfigError),
+    #[error("{0}")]
+    Detection(#[from] AnalysisError),
+}
+
+/// What-if settings from `agentleak.yaml` text: `None` for `""` (the
+/// reference's defaults, no config file). Refused as the CLI refuses the
+/// file: a bad key, value, custom pattern or detection mode.
+pub fn settings_from_yaml(yaml: &str) -> Result<Option<AnalysisConfig>, SettingsError> {
+    if yaml.is_empty() {
+        return Ok(None);
+    }
+    let config = config_from_yaml(yaml)?;
+    detection_settings(&config)?;
+    Ok(Some(config))
+}
+
+/// The what-if form's values from an imported `agentleak.yaml` file's
+/// bytes; only its scoring and detector sections are taken, but the whole
+/// file is checked as the CLI checks it.
+pub fn what_if_from_file(bytes: &[u8]) -> Result<WhatIf, SettingsError> {
+    let config = config_from_bytes(bytes)?;
+    detection_settings(&config)?;
+    Ok(WhatIf::from_config(&config))
+}
+
+/// One file's whole analysis: `bytes` named `name`, picked from `folder`
+/// (empty if none), with the what-if `settings` (`None`: the reference's
+/// defaults), telling `progress` how a trace's analysis goes.
+/// `generated_at` is a trace report's time, from the caller's clock.
+pub fn analyze_file(
+    bytes: &[u8],
+    name: &str,
+    folder: &str,
+    settings: Option<&AnalysisConfig>,
+    generated_at: &str,
+    progress: &dyn Fn(Progress),
+) -> FileResult {
+    let kind = detect_kind(bytes);
+    match kind {
+        FileKind::Scorecard => {
+            return match read_scorecard(bytes) {
+                Ok(rows) => FileResult::Batch(Box::new(BatchOnly {
+                    kind: kind.as_str().to_owned(),
+                    runs: rows.runs,
+                    redteam: rows.redteam_results,
+                })),
+                Err(e) => FileResult::Error { message: e.to_string() },
+            }
+        }
+        FileKind::RedTeam => {
+            return match parse_redteam_results(bytes) {
+                Ok(redteam) => {
+                    FileResult::Batch(Box::new(BatchOnly { kind: kind.as_str().to_owned(), runs: Vec::new(), redteam }))
+                }
+                Err(e) => FileResult::Error { message: e.to_string() },
+            }
+        }
+        FileKind::Trace | FileKind::Report => {}
+    }
+    // A report's consistency check assumes the reference's gate (its
+    // thresholds are not stored); what-if settings re-score it afterwards.
+    let config = match kind {
+        FileKind::Trace => settings.cloned().unwrap_or_default(),
+        _ => AnalysisConfig::default(),
+    };
+    // The same run with raw values kept in the findings: the only thing
+    // `redact_values` changes is whether findings carry `matched_value`.
+    // The values mask the event text, then leave the report, so the caller
+    // gets exactly the report the config gives.
+    let unredacted = AnalysisConfig { redact_values: false, ..config.clone() };
+    let (loaded, raw) = match load(bytes, &unredacted, generated_at, progress) {
+        // Raw values can hold text (a lone surrogate) that their redacted
+        // form hides, which only the run with raw values refuses.
+        Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => {
+            (load(bytes, &config, generated_at, progress), false)
+        }
+        other => (other, kind == FileKind::Trace),
+    };
+    let mut loaded = match loaded {
+        Ok(loaded) => loaded,
+        Err(e) => return FileResult::Error { message: e.to_string() },
+    };
+    if let (true, Loaded::Trace { report, .. }) = (raw, &mut loaded) {
+        // The other place raw values go with redaction off: each leak
+        // path's value, which the default report holds redacted.
+        for path in report.leak_paths.iter_mut().flatten() {
+            path.value = redact(&path.value);
+        }
+    }
+    let mut what_if = None;
+    if let (Loaded::Report { report, .. }, Some(settings)) = (&mut loaded, settings) {
+        match report_what_if(report, settings) {
+            Ok(rescored) => {
+                let stored = StoredNumbers {
+                    risk_index: report.risk_index,
+                    privacy_score: report.privacy_score,
+                    verdict: report.verdict.clone(),
+                    blocked: report.blocked,
+                };
+                **report = rescored.report;
+                what_if =
+                    Some(ReportWhatIfShown { stored, block_reasons: rescored.block_reasons, notes: rescored.notes });
+            }
+            Err(e) => return FileResult::Error { message: format!("with the what-if settings: {e}") },
+        }
+    }
+    let facts = match facts_of_loaded(name, folder, &loaded) {
+        Ok(facts) => facts,
+        Err(e) => return FileResult::Error { message: e.to_string() },
+    };
+    match loaded {
+        Loaded::Report { report, rescore } => {
+            let mut report = *report;
+            let (findings_total, control_findings) = view::list_findings(&mut report);
+            FileResult::Report(Box::new(LoadedReport {
+                report,
+                rescore,
+                what_if,
+                findings_total,
+                control_findings,
+                facts,
+            }))
+        }
+        Loaded::Trace { report, trace, block_reasons } => {
+            FileResult::Trace(Box::new(view::analyzed_trace(*report, &trace, &config, facts, block_reasons)))
+        }
+    }
+}
+
+fn load(
+    bytes: &[u8],
+    config: &AnalysisConfig,
+    generated_at: &str,
+    progress: &dyn Fn(Progress),
+) -> Result<Loaded, LoadFileError> {
+    // No environment: only the LLM judge reads it, and a workspace never calls out.
+    let input = AnalysisInput { config, canaries: None, env: &|_| None, generated_at: generated_at.to_owned() };
+    load_any_observed(bytes, &input, progress)
+}
+
+/// A file a workspace holds: kept so that new settings can analyse it again.
+#[derive(Debug, Clone)]
+struct Held {
+    id: FileId,
+    name: String,
+    folder: String,
+    bytes: Vec<u8>,
+}
+
+/// A file's handle in a [`Workspace`], chosen by the caller.
+pub type FileId = u32;
+
+/// Files and what-if settings. Traces and reports are kept (their bytes)
+/// so that new settings analyse and re-score them again; scorecards and
+/// red-team results are read once and not kept, as settings cannot change them.
+#[derive(Debug, Clone, Default)]
+pub struct Workspace {
+    settings: Option<AnalysisConfig>,
+    held: Vec<Held>,
+}
+
+impl Workspace {
+    /// An empty workspace with the reference's defaults.
+    pub fn new() -> Workspace {
+        Workspace::default()
+    }
+
+    /// The what-if settings in force (`None`: the reference's defaults).
+    pub fn settings(&self) -> Option<&AnalysisConfig> {
+        self.settings.as_ref()
+    }
+
+    /// Takes what-if settings as `agentleak.yaml` text (`""`: the
+    /// reference's defaults). Refused settings change nothing. Returns the
+    /// files to analyse again ([`Workspace::reanalyze`]), in the order they came.
+    pub fn set_settings(&mut self, yaml: &str) -> Result<Vec<FileId>, SettingsError> {
+        self.settings = settings_from_yaml(yaml)?;
+        Ok(self.held.iter().map(|h| h.id).collect())
+    }
+
+    /// Adds file `id` and analyses it with the settings in force. A file
+    /// already held under `id` is replaced.
+    pub fn open(
+        &mut self,
+        id: FileId,
+        name: &str,
+        folder: &str,
+        bytes: Vec<u8>,
+        generated_at: &str,
+        progress: &dyn Fn(Progress),
+    ) -> FileResult {
+        let result = analyze_file(&bytes, name, folder, self.settings.as_ref(), generated_at, progress);
+        self.forget(id);
+        if matches!(detect_kind(&bytes), FileKind::Trace | FileKind::Report) {
+            self.held.push(Held { id, name: name.to_owned(), folder: folder.to_owned(), bytes });
+        }
+        result
+    }
+
+    /// File `id` analysed again with the settings in force; `None` when the
+    /// workspace does not hold it.
+    pub fn reanalyze(&self, id: FileId, generated_at: &str, progress: &dyn Fn(Progress)) -> Option<FileResult> {
+        let held = self.held.iter().find(|h| h.id == id)?;
+        Some(analyze_file(&held.bytes, &held.name, &held.folder, self.settings.as_ref(), generated_at, progress))
+    }
+
+    /// Drops file `id` (nothing happens if it is not held).
+    pub fn forget(&mut self, id: FileId) {
+        self.held.retain(|h| h.id != id);
+    }
+
+    /// The size in bytes of file `id`, when it is held.
+    pub fn held_size(&self, id: FileId) -> Option<u64> {
+        self.held.iter().find(|h| h.id == id).map(|h| h.bytes.len() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_over_the_limits_are_refused_with_the_sizes_named() {
+        assert_eq!(size_refusal(MAX_FILE_BYTES, 0), None);
+        let over = size_refusal(MAX_FILE_BYTES + 1, 0).expect("one byte over is refused");
+        assert!(over.contains("200.0 MB, more than the 200.0 MB") && over.contains("agentrisk command"), "{over}");
+        assert_eq!(size_refusal(1_000, MAX_TAB_BYTES - 1_000), None);
+        let full = size_refusal(2_000_000, MAX_TAB_BYTES - 1_000_000).expect("a full tab refuses");
+        assert!(full.contains("2.0 MB and this tab already holds 999.0 MB"), "{full}");
+    }
+}

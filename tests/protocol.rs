@@ -1,0 +1,76 @@
+//! Results through the page ↔ worker messages, natively: a result's long
+//! lists cross in parts of about `PART_BYTES` and are put back whole.
+
+use agentrisk::workspace::{analyze_file, FileResult, FINDING_LIMIT};
+use agentrisk_viewer::protocol::{join_result, split_result, FromWorker, ResultPart, PART_BYTES};
+use serde_json::Value;
+use std::path::Path;
+
+const CLOCK: &str = "2026-12-02T12:00:00.000Z";
+
+fn analyze(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> FileResult {
+    analyze_file(bytes, name, folder, None, &generated_at, &|_| {})
+}
+
+/// `result` as the page gets it: each part and then the rest posted as
+/// JSON text, read back, and put together as the bridge does. Returns it
+/// with the length of each part's message and of the `Done` message.
+fn through_the_bridge(result: &FileResult) -> (FileResult, Vec<(&'static str, usize)>, usize) {
+    let mut rest = result.clone();
+    let mut parts = Vec::new();
+    let mut sizes = Vec::new();
+    for part in split_result(&mut rest) {
+        let kind = match &part {
+            ResultPart::Findings(_) => "findings",
+            ResultPart::LeakPaths(_) => "leak_paths",
+            ResultPart::Events(_) => "events",
+            ResultPart::Values(_) => "values",
+        };
+        let text = serde_json::to_string(&FromWorker::Part { id: 7, part }).unwrap();
+        sizes.push((kind, text.len()));
+        let Ok(FromWorker::Part { id: 7, part }) = serde_json::from_str(&text) else { panic!("not a part: {text}") };
+        parts.push(part);
+    }
+    let text = serde_json::to_string(&FromWorker::Done { id: 7, result: rest }).unwrap();
+    let Ok(FromWorker::Done { id: 7, result: mut joined }) = serde_json::from_str(&text) else { panic!("not done") };
+    join_result(&mut joined, parts);
+    (joined, sizes, text.len())
+}
+
+#[test]
+fn a_large_result_reaches_the_page_in_short_parts_and_whole() {
+    // A few hundred findings more than are listed, an event per finding,
+    // leak paths for each: some 4 MB of result.
+    let n = FINDING_LIMIT + 300;
+    let events: Vec<Value> = (0..n)
+        .map(|i| serde_json::json!({"channel": "tool_call", "content": format!("mail user{}@example.com", i % 2_000)}))
+        .collect();
+    let bytes = serde_json::to_vec(&serde_json::json!({"run_id": "many", "events": events})).unwrap();
+    let result = analyze(&bytes, "many.json", "", CLOCK.to_owned());
+    let (joined, sizes, done) = through_the_bridge(&result);
+    assert_eq!(joined, result);
+    let count = |kind| sizes.iter().filter(|(k, _)| *k == kind).count();
+    let total: usize = sizes.iter().map(|(_, len)| len).sum();
+    assert!(total > 8 * PART_BYTES, "{total} bytes in parts");
+    assert!(
+        count("findings") >= 4 && count("events") >= 2 && count("leak_paths") >= 1 && count("values") >= 1,
+        "{sizes:?}"
+    );
+    // Every message is about a part long at most, the rest much shorter.
+    let longest = sizes.iter().map(|(_, len)| *len).max().unwrap();
+    assert!(longest <= PART_BYTES + 2_048 && longest > PART_BYTES / 2, "{sizes:?}");
+    assert!(done < PART_BYTES / 4, "the rest is {done} bytes");
+
+    // A loaded report goes the same way; a failed file has no parts.
+    let report = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/hr_trace.report.json")).unwrap();
+    let result = analyze(&report, "file.json", "", CLOCK.to_owned());
+    let FileResult::Report(loaded) = &result else { panic!("not a report") };
+    assert!(!loaded.report.findings.is_empty());
+    let (joined, sizes, _) = through_the_bridge(&result);
+    assert_eq!(
+        (joined, sizes.iter().map(|(kind, _)| *kind).collect::<Vec<_>>()),
+        (result, vec!["findings", "leak_paths"])
+    );
+    let mut failed = analyze(b"[]", "file.json", "", CLOCK.to_owned());
+    assert!(matches!(failed, FileResult::Error { .. }) && split_result(&mut failed).is_empty());
+}

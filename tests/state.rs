@@ -1,0 +1,73 @@
+//! The page's reducer, natively: what each action does to the state.
+
+use agentrisk::config::WhatIf;
+use agentrisk::workspace::{analyze_file, FileResult};
+use agentrisk_viewer::protocol::Phase;
+use agentrisk_viewer::state::{Action, FileStatus, Progress, Queued, State};
+use std::rc::Rc;
+use yew::Reducible;
+
+const HEALTHCARE: &[u8] = include_bytes!("../www/samples/healthcare_trace.report.json");
+
+fn analyze(bytes: &[u8]) -> FileResult {
+    analyze_file(bytes, "file.json", "", None, "2026-12-02T12:00:00.000Z", &|_| {})
+}
+
+#[test]
+fn the_state_keeps_other_files_when_one_fails_or_the_worker_dies() {
+    let state = Rc::new(State::default());
+    let queued = |id: u32, name: &str| Queued { id, name: name.into(), folder: String::new() };
+    let state = state.reduce(Action::Queued(vec![queued(1, "a.json"), queued(2, "b.json")]));
+    let state = state.reduce(Action::Queued(vec![queued(3, "c.json")]));
+    assert_eq!(
+        state.files.iter().map(|f| (f.id, f.name.as_str())).collect::<Vec<_>>(),
+        [(1, "a.json"), (2, "b.json"), (3, "c.json")]
+    );
+    let state = state.reduce(Action::Finished { id: 1, result: analyze(HEALTHCARE) });
+    let progress = Progress { phase: Phase::Detecting, bytes: 6_000_000, percent: Some(40), mb_per_s: Some(9.5) };
+    let state = state.reduce(Action::Progressed { id: 2, progress });
+    assert_eq!(state.files[1].status, FileStatus::Working(Some(progress)));
+    let state = state.reduce(Action::WorkerReady);
+    assert!(state.worker_ready);
+    // The worker crashed on file 2 and was replaced: file 3 stays with the
+    // new worker, file 1 keeps its result.
+    let state = state.reduce(Action::WorkerFailed { message: "the analysis worker stopped".into(), failed: vec![2] });
+    assert!(!state.worker_ready);
+    assert!(matches!(state.files[0].status, FileStatus::Loaded(_)));
+    assert_eq!(state.files[1].status, FileStatus::Failed("the analysis worker stopped".into()));
+    assert_eq!(state.files[2].status, FileStatus::Working(None));
+    let state = state.reduce(Action::Remove(3));
+    let state = state.reduce(Action::Select(1));
+    assert_eq!(state.selected_run().map(|(f, _)| f.id), Some(1));
+    let state = state.reduce(Action::Remove(1));
+    assert_eq!((state.files.len(), state.selected), (1, None));
+}
+
+/// Settings are in force only once the worker takes them; it answers each
+/// in turn, so a refused one leaves the last taken in force, and a later
+/// one still lands.
+#[test]
+fn what_if_settings_are_in_force_once_the_worker_takes_them() {
+    let strict = WhatIf { fail_below: 80, ..WhatIf::reference_defaults() };
+    let broken = WhatIf { weights: [0, 0, 0, 0], ..WhatIf::reference_defaults() };
+    let state = Rc::new(State::default());
+    let state = state.reduce(Action::ApplyWhatIf(strict.clone()));
+    assert_eq!(state.whatif, WhatIf::reference_defaults(), "not in force before the worker answers");
+    let state = state.reduce(Action::ApplyWhatIf(broken));
+    let state = state.reduce(Action::ApplyWhatIf(WhatIf::reference_defaults()));
+    let state = state.reduce(Action::WhatIfAccepted);
+    assert_eq!((&state.whatif, state.whatif_sent.len()), (&strict, 2));
+    let state = state.reduce(Action::WhatIfRejected("scoring.weights: must be positive".into()));
+    assert_eq!(state.whatif, strict, "a refusal keeps the settings in force");
+    assert_eq!(state.whatif_rejected.as_deref(), Some("scoring.weights: must be positive"));
+    let state = state.reduce(Action::WhatIfAccepted);
+    assert!(state.whatif.is_reference_default() && state.whatif_sent.is_empty());
+    // A worker answering settings it was sent again after a crash changes nothing.
+    let state = state.reduce(Action::WhatIfAccepted);
+    assert!(state.whatif.is_reference_default());
+    let state = state.reduce(Action::WhatIfUnreadable("x.yaml: line 1: bad".into()));
+    assert_eq!(
+        (state.whatif_rejected.as_deref(), state.whatif.is_reference_default()),
+        (Some("x.yaml: line 1: bad"), true)
+    );
+}
