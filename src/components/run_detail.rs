@@ -264,8 +264,9 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
 
 /// Why the gate decided as it did, in words. For a report, from the
 /// recomputation (which uses the reference's default thresholds: fail below
-/// 40, block on L4) or from its what-if re-scoring; for a trace, from the
-/// report computed here.
+/// 40, block on L4), or the gate setting that explains a stored decision
+/// those thresholds do not give, or from its what-if re-scoring; for a
+/// trace, from the report computed here.
 fn gate_reasons(run: &Run) -> String {
     let (blocked, reasons): (bool, &[BlockReason]) = match run {
         Run::Report(loaded) if loaded.what_if.is_some() => {
@@ -273,6 +274,11 @@ fn gate_reasons(run: &Run) -> String {
         }
         Run::Report(loaded) if !loaded.rescore.consistent => {
             (loaded.report.blocked, &[]) // the stored decision cannot be explained
+        }
+        Run::Report(loaded) if loaded.rescore.gate_note.is_some() => {
+            let decision = if loaded.report.blocked { "blocked" } else { "not blocked" };
+            let note = loaded.rescore.gate_note.as_deref().unwrap_or_default();
+            return format!("{decision} by the run's own gate settings, which the report does not store ({note})");
         }
         Run::Report(loaded) => (loaded.report.blocked, &loaded.rescore.recomputed.block_reasons),
         Run::Trace(trace) => (trace.report.blocked, &trace.block_reasons),

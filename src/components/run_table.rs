@@ -19,7 +19,9 @@ pub struct RunTableProps {
 ///
 /// Run rows carry `data-kind` (`report` or `trace`), `data-run-id`,
 /// `data-risk-index`, `data-privacy-score`, `data-verdict`, `data-blocked`
-/// and `data-consistent` with the values shown, for tests and scripts.
+/// and `data-consistent` with the values shown, for tests and scripts; a
+/// consistent report whose gate decision other gate settings explain also
+/// carries `data-gate-note` (reports do not store their gate settings).
 #[function_component(RunTable)]
 pub fn run_table(props: &RunTableProps) -> Html {
     let loaded = props.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).count();
@@ -71,9 +73,12 @@ fn runs_csv(files: &[FileEntry]) -> String {
             FileStatus::Loaded(run) => {
                 let r = run.report();
                 let check = match run {
-                    Run::Trace(_) => "analysed here",
-                    Run::Report(loaded) if loaded.rescore.consistent => "consistent",
-                    Run::Report(_) => "inconsistent",
+                    Run::Trace(_) => "analysed here".to_owned(),
+                    Run::Report(loaded) if loaded.rescore.consistent => match &loaded.rescore.gate_note {
+                        Some(note) => format!("consistent ({note})"),
+                        None => "consistent".to_owned(),
+                    },
+                    Run::Report(_) => "inconsistent".to_owned(),
                 };
                 cells.extend([
                     r.run_id.clone(),
@@ -82,7 +87,7 @@ fn runs_csv(files: &[FileEntry]) -> String {
                     r.privacy_score.to_string(),
                     r.verdict.clone(),
                     if r.blocked { "Blocked" } else { "Not blocked" }.to_owned(),
-                    check.to_owned(),
+                    check,
                 ]);
             }
             FileStatus::Batch(only) => {
@@ -181,9 +186,16 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                 Run::Trace(_) => html! {
                     <span class="check here" title="A trace: detection and scoring ran in this tab, with AgentLeak's defaults">{ "analysed here" }</span>
                 },
-                Run::Report(loaded) if loaded.rescore.consistent => html! {
-                    <span class="check ok" title="Every stored number matches our recomputation">{ "consistent" }</span>
-                },
+                Run::Report(loaded) if loaded.rescore.consistent => {
+                    let title = match &loaded.rescore.gate_note {
+                        Some(note) => format!(
+                            "Every stored number matches our recomputation. The report does not store its gate settings; \
+                             its gate decision is not the default gate's (fail below 40, block on L4): {note}"
+                        ),
+                        None => "Every stored number matches our recomputation".to_owned(),
+                    };
+                    html! { <span class="check ok" {title}>{ "consistent" }</span> }
+                }
                 Run::Report(loaded) => {
                     let detail = loaded
                         .rescore
@@ -194,6 +206,10 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                         .join("\n");
                     html! { <span class="check flag" title={detail}>{ "inconsistent" }</span> }
                 }
+            };
+            let gate_note = match run {
+                Run::Report(loaded) => loaded.rescore.gate_note.clone(),
+                Run::Trace(_) => None,
             };
             let rescored = match run {
                 Run::Report(loaded) => loaded.what_if.as_ref().map(|w| {
@@ -219,6 +235,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     data-verdict={r.verdict.clone()}
                     data-blocked={r.blocked.to_string()}
                     data-consistent={consistent.to_string()}
+                    data-gate-note={gate_note}
                     data-rescored={rescored.is_some().to_string()}
                     onclick={on_click} onkeydown={on_key}>
                     <td class="file">{ shown(&entry.name) }</td>

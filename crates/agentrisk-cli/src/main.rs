@@ -10,7 +10,7 @@ mod run;
 
 use agentrisk::config::{config_from_bytes, AnalysisConfig};
 use agentrisk::report::report_what_if;
-use agentrisk::{load_report, rescore_report, ScoreRecord, ScoringConfig};
+use agentrisk::{load_report, rescore_report_with_gate, GateSettings, ScoreRecord, ScoringConfig};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -44,35 +44,54 @@ skipped; the rest are counted, and the exit status is then 2 (else 0).
 
 score: re-scores AgentLeak v2 reports and prints, per file: run id, Risk Index,
 privacy score, verdict, gate decision, and whether the report's stored
-numbers agree with our recomputation (consistent / inconsistent).
+numbers agree with our recomputation (consistent / inconsistent). Reports do
+not store their gate settings: without --fail-below or --no-block-on-critical
+a stored gate decision that some setting gives is consistent, and the line
+names the setting, as in 'gate consistent with block_on_critical off'.
 
-  --json                   print a JSON array of records instead
+  --json                   print a JSON array of records instead (gate_note:
+                           the setting that explains the gate decision, or null)
   --fail-below N           gate threshold the runs were scored with (default 40)
   --no-block-on-critical   the runs were scored with block_on_critical: false
+                           (either flag pins the gate: a stored decision it
+                           does not give is inconsistent)
   -c CONFIG                what if: print the numbers each run would have had
                            with this agentleak.yaml's weights, vault and gate
                            (the same as analysing its trace with it). Its
                            detector, level-override and policy settings
                            cannot change a stored report and are named.
 
-Exit status: 0 none blocked, 1 some blocked, 2 a file could not be read or parsed.";
+Exit status: 0 none blocked, 1 some blocked (as the report stores it, or with
+-c as re-scored), 2 a file could not be read or parsed.";
 
 struct ScoreArgs {
     json: bool,
     config: ScoringConfig,
+    /// Pinned when a gate flag names the runs' gate, else unknown.
+    gate: GateSettings,
     /// `-c`: the path and the what-if config.
     what_if: Option<(String, AnalysisConfig)>,
     files: Vec<String>,
 }
 
 fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
-    let mut out = ScoreArgs { json: false, config: ScoringConfig::default(), what_if: None, files: Vec::new() };
+    let mut out = ScoreArgs {
+        json: false,
+        config: ScoringConfig::default(),
+        gate: GateSettings::Unknown,
+        what_if: None,
+        files: Vec::new(),
+    };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--json" => out.json = true,
-            "--no-block-on-critical" => out.config.block_on_critical = false,
+            "--no-block-on-critical" => {
+                out.config.block_on_critical = false;
+                out.gate = GateSettings::Pinned;
+            }
             "--fail-below" => {
+                out.gate = GateSettings::Pinned;
                 let value = iter.next().ok_or("--fail-below needs a number")?;
                 out.config.fail_below =
                     value.parse().map_err(|_| format!("--fail-below needs an integer, got {value:?}"))?;
@@ -142,7 +161,7 @@ fn score(args: &ScoreArgs) -> ExitCode {
             .and_then(|bytes| load_report(&bytes).map_err(|e| e.to_string()));
         match loaded {
             Ok(report) => {
-                let rescore = rescore_report(&report, &args.config);
+                let rescore = rescore_report_with_gate(&report, &args.config, args.gate);
                 let (report, notes) = match &args.what_if {
                     None => (report, Vec::new()),
                     Some((path, config)) => match report_what_if(&report, config) {
@@ -175,6 +194,8 @@ fn score(args: &ScoreArgs) -> ExitCode {
             }
         }
     }
+    // `blocked` is the record's: the report's stored decision (the what-if
+    // one with -c), never the recomputed one.
     if unreadable {
         ExitCode::from(2)
     } else if records.iter().any(|r| r.blocked) {
@@ -186,7 +207,7 @@ fn score(args: &ScoreArgs) -> ExitCode {
 
 fn print_text(record: &ScoreRecord, rescore: &agentrisk::Rescore, notes: &[String]) {
     println!(
-        "{}: run {} · RI {:.4} · privacy score {} · {} · {} · {}",
+        "{}: run {} · RI {:.4} · privacy score {} · {} · {} · {}{}",
         record.file,
         record.run_id,
         record.risk_index,
@@ -194,6 +215,7 @@ fn print_text(record: &ScoreRecord, rescore: &agentrisk::Rescore, notes: &[Strin
         record.verdict,
         if record.blocked { "blocked" } else { "not blocked" },
         if record.consistent { "consistent" } else { "inconsistent" },
+        record.gate_note.as_deref().map_or(String::new(), |note| format!(" · {note}")),
     );
     for m in &rescore.mismatches {
         println!("    {}: stored {}, recomputed {}", m.field, m.stored, m.recomputed);

@@ -48,29 +48,105 @@ fn a_blocked_report_exits_one_and_json_lists_records() {
         records,
         serde_json::json!([
             {"file": clean, "run_id": "run_support_001", "risk_index": 0.4, "privacy_score": 60,
-             "verdict": "High risk", "blocked": false, "consistent": true},
+             "verdict": "High risk", "blocked": false, "consistent": true, "gate_note": null},
             {"file": blocked, "run_id": "run_healthcare_001", "risk_index": 0.44, "privacy_score": 56,
-             "verdict": "High risk", "blocked": true, "consistent": true},
+             "verdict": "High risk", "blocked": true, "consistent": true, "gate_note": null},
         ])
     );
 }
 
+/// ex_hr_trace as the reference reports it under configs/no_block_on_critical.yaml
+/// (fail_below 60, block_on_critical false): score 42, no L4 leak, blocked.
+fn no_block_on_critical_report() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/conformance/cases/ex_hr_trace/report.no_block_on_critical.json")
+        .to_string_lossy()
+        .into_owned()
+}
+
 #[test]
 fn gate_flags_change_the_consistency_check() {
-    // ex_hr_trace under fail_below 60 and no block on critical was blocked
-    // (score 42 < 60); scored as if defaults applied, the stored `blocked`
-    // disagrees, and the CLI says so.
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/conformance/cases/ex_hr_trace/report.no_block_on_critical.json");
-    let path = path.to_string_lossy();
+    // With the run's own gate pinned, the stored decision is the gate's;
+    // pinned to other settings, the stored `blocked` disagrees and the CLI
+    // says so.
+    let path = no_block_on_critical_report();
     let o = agentrisk(&["score", "--fail-below", "60", "--no-block-on-critical", &path]);
     assert!(stdout(&o).ends_with("High risk · blocked · consistent\n"), "{}", stdout(&o));
-    let o = agentrisk(&["score", "--fail-below", "30", &path]);
+    assert_eq!(o.status.code(), Some(1));
+    for flags in [&["--fail-below", "30"][..], &["--fail-below", "40"], &["--no-block-on-critical"]] {
+        let o = agentrisk(&[&["score"], flags, &[path.as_str()]].concat());
+        assert!(
+            stdout(&o).ends_with("· blocked · inconsistent\n    blocked: stored true, recomputed false\n"),
+            "{flags:?}: {}",
+            stdout(&o)
+        );
+        assert_eq!(o.status.code(), Some(1), "the stored decision decides the exit status");
+    }
+}
+
+#[test]
+fn without_gate_flags_a_decision_other_settings_explain_is_consistent_and_named() {
+    let path = no_block_on_critical_report();
+    let o = agentrisk(&["score", &path]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{path}: run run_hr_001 · RI 0.5833 · privacy score 42 · High risk · blocked · consistent · \
+             gate consistent with fail_below ≥ 43\n"
+        )
+    );
+    assert_eq!(o.status.code(), Some(1), "blocked as stored: {}", stderr(&o));
+    let o = agentrisk(&["score", "--json", &path]);
+    let records: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON output");
+    assert_eq!(
+        records,
+        serde_json::json!([{"file": path, "run_id": "run_hr_001", "risk_index": 0.5833, "privacy_score": 42,
+            "verdict": "High risk", "blocked": true, "consistent": true,
+            "gate_note": "gate consistent with fail_below ≥ 43"}])
+    );
+
+    // An L4 leak the run did not block (what block_on_critical: false
+    // writes for ex_healthcare_trace, score 56): consistent, not blocked,
+    // exit 0; pinned to the default gate, inconsistent (and still exit 0,
+    // since the report stores "not blocked").
+    let dir = std::env::temp_dir().join(format!("agentrisk-cli-gate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(case("ex_healthcare_trace")).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((&value["blocked"], &value["summary"]["has_critical"]), (&true.into(), &true.into()));
+    value["blocked"] = false.into();
+    let unblocked = dir.join("unblocked.json");
+    std::fs::write(&unblocked, value.to_string()).unwrap();
+    let unblocked = unblocked.to_string_lossy().into_owned();
+    let o = agentrisk(&["score", &unblocked]);
     assert!(
-        stdout(&o).contains("· blocked · inconsistent\n    blocked: stored true, recomputed false\n"),
+        stdout(&o).ends_with("· not blocked · consistent · gate consistent with block_on_critical off\n"),
         "{}",
         stdout(&o)
     );
+    assert_eq!(o.status.code(), Some(0));
+    let o = agentrisk(&["score", "--fail-below", "40", &unblocked]);
+    assert!(
+        stdout(&o).ends_with("· not blocked · inconsistent\n    blocked: stored false, recomputed true\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(o.status.code(), Some(0));
+
+    // Edited numbers are no gate setting: inconsistent without flags too.
+    value["privacy_score"] = 90.into();
+    let edited = dir.join("edited.json");
+    std::fs::write(&edited, value.to_string()).unwrap();
+    let o = agentrisk(&["score", &edited.to_string_lossy()]);
+    assert!(
+        stdout(&o).ends_with(
+            "· privacy score 90 · High risk · not blocked · inconsistent · gate consistent with block_on_critical off\n    \
+             privacy_score: stored 90, recomputed 56\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -24,5 +24,7 @@ pub mod trace;
 pub mod workspace;
 
 pub use model::{Channel, Level, Verdict};
-pub use report::{load_report, rescore_report, LoadError, Rescore, ScoreRecord};
+pub use report::{
+    load_report, rescore_report, rescore_report_with_gate, GateSettings, LoadError, Rescore, ScoreRecord,
+};
 pub use score::{ScoringConfig, ScoringError};

@@ -389,7 +389,7 @@ impl std::io::Write for MarkerProbe {
 /// What a dropped or named file turned out to be, once loaded.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Loaded {
-    /// An AgentLeak report, with its re-scoring.
+    /// An AgentLeak report, with its re-scoring (its gate settings unknown).
     Report { report: Box<Report>, rescore: crate::report::Rescore },
     /// A trace, analysed here: the report we computed for it, and why its
     /// gate blocks (the report stores the decision, not its reasons).
@@ -423,7 +423,12 @@ pub fn load_any_observed(
 ) -> Result<Loaded, LoadFileError> {
     if looks_like_report(bytes) {
         let report = crate::report::load_report(bytes)?;
-        let rescore = crate::report::rescore_report(&report, &input.config.scoring);
+        // A report file does not say which gate it was made with.
+        let rescore = crate::report::rescore_report_with_gate(
+            &report,
+            &input.config.scoring,
+            crate::report::GateSettings::Unknown,
+        );
         return Ok(Loaded::Report { report: Box::new(report), rescore });
     }
     progress(Progress { stage: Stage::Parsing, done: 0.0 });

@@ -10,7 +10,7 @@
 
 use agentrisk::model::Compliance;
 use agentrisk::report::assess_compliance;
-use agentrisk::{load_report, rescore_report, ScoringConfig};
+use agentrisk::{load_report, rescore_report, rescore_report_with_gate, GateSettings, ScoringConfig};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -31,8 +31,8 @@ fn config_for(variant: &str) -> ScoringConfig {
     }
 }
 
-#[test]
-fn every_conformance_report_rescores_to_its_own_numbers() {
+/// Every stored report of the corpus, sorted.
+fn report_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(cases_dir())
         .expect("fixture cases folder")
         .flat_map(|case| std::fs::read_dir(case.expect("case entry").path()).expect("case folder"))
@@ -44,6 +44,12 @@ fn every_conformance_report_rescores_to_its_own_numbers() {
         .collect();
     files.sort();
     assert_eq!(files.len(), 654, "the corpus has 654 stored reports");
+    files
+}
+
+#[test]
+fn every_conformance_report_rescores_to_its_own_numbers() {
+    let files = report_files();
 
     let mut failures = Vec::new();
     let mut blocked = 0;
@@ -107,6 +113,40 @@ fn every_conformance_report_rescores_to_its_own_numbers() {
     // The corpus mixes outcomes; make sure the walk saw both kinds.
     assert!(blocked > 100 && blocked < files.len(), "blocked {blocked} of {}", files.len());
 }
+
+/// Reports do not store their gate settings. Re-scored with the defaults
+/// as a first guess but the settings unknown (what the viewer and a bare
+/// `agentrisk score` do), no report of any config is inconsistent; the
+/// ones made with another gate say which setting explains their decision.
+#[test]
+fn no_conformance_report_is_inconsistent_when_its_gate_settings_are_unknown() {
+    let mut failures = Vec::new();
+    let mut notes = Vec::new();
+    for path in report_files() {
+        let report = load_report(&std::fs::read(&path).expect("read report")).expect("load report");
+        let rescore = rescore_report_with_gate(&report, &ScoringConfig::default(), GateSettings::Unknown);
+        let name = path.strip_prefix(cases_dir()).expect("under cases").to_string_lossy().into_owned();
+        if !rescore.consistent {
+            failures.push(format!("{name}: {:?}", rescore.mismatches));
+        }
+        if let Some(note) = rescore.gate_note {
+            notes.push(format!("{name}: {note}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} inconsistent:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(notes, NOTES_WITH_UNKNOWN_GATE);
+}
+
+/// The reports whose stored `blocked` the default gate does not give: the
+/// `--fail-under 95` runs' blocks at scores 60 and 42, and
+/// no_block_on_critical.yaml's block of ex_hr_trace at 42 (its fail_below
+/// is 60). Every other report of that config — none leaves an L4 leak
+/// unblocked at a score of 60 or more — is decided the same by both gates.
+const NOTES_WITH_UNKNOWN_GATE: &[&str] = &[
+    "ex_customer_support_trace/report.cli_fail_under_95.json: gate consistent with fail_below ≥ 61",
+    "ex_hr_trace/report.cli_fail_under_95.json: gate consistent with fail_below ≥ 43",
+    "ex_hr_trace/report.no_block_on_critical.json: gate consistent with fail_below ≥ 43",
+];
 
 /// The compliance section with the free-text fields (ours, not the
 /// reference's) blanked.

@@ -23,7 +23,7 @@ pub use compliance::assess_compliance;
 pub use flow::{AsFlowEvent, FlowEvent};
 pub use load::{load_report, LoadError};
 pub use plain::{channel_phrase, markdown_run, plain_summary};
-pub use rescore::{rescore_report, Mismatch, Recomputed, Rescore};
+pub use rescore::{rescore_report, rescore_report_with_gate, GateSettings, Mismatch, Recomputed, Rescore};
 pub use whatif::{report_what_if, ReportWhatIf};
 
 use crate::model::Report;
@@ -40,6 +40,10 @@ pub struct ScoreRecord {
     pub verdict: String,
     pub blocked: bool,
     pub consistent: bool,
+    /// Which gate setting explains the stored `blocked` when the run's
+    /// settings are unknown and the gate given does not give it
+    /// ([`Rescore::gate_note`]); `null` otherwise.
+    pub gate_note: Option<String>,
 }
 
 impl ScoreRecord {
@@ -52,6 +56,7 @@ impl ScoreRecord {
             verdict: report.verdict.clone(),
             blocked: report.blocked,
             consistent: rescore.consistent,
+            gate_note: rescore.gate_note.clone(),
         }
     }
 }

@@ -1,8 +1,8 @@
 use super::Report;
 use crate::model::{Channel, ChannelRisk, Level, LevelProfile};
 use crate::score::{
-    channel_risks, channel_sums, gate, ri_from, round_dp, secrets_from_sightings, BlockReason, ScoringConfig, Secret,
-    Sighting, Weights, MAX_WEIGHTED_SUM,
+    channel_risks, channel_sums, gate, gate_change_explaining, ri_from, round_dp, secrets_from_sightings, BlockReason,
+    ScoringConfig, Secret, Sighting, Weights, MAX_WEIGHTED_SUM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -33,10 +33,35 @@ pub struct Mismatch {
 /// The outcome of re-scoring one report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rescore {
+    /// The numbers under the config given; `blocked` and `block_reasons`
+    /// are its gate's, even when `gate_note` names other settings.
     pub recomputed: Recomputed,
     pub mismatches: Vec<Mismatch>,
-    /// True when every stored number agrees with the recomputation.
+    /// True when every stored number agrees with the recomputation (with
+    /// unknown gate settings, a stored `blocked` that some gate setting
+    /// gives agrees).
     pub consistent: bool,
+    /// With unknown gate settings, when the stored `blocked` is not the
+    /// config gate's decision but another setting's: which one, e.g. "gate
+    /// consistent with block_on_critical off". `None` otherwise.
+    #[serde(default)]
+    pub gate_note: Option<String>,
+}
+
+/// Whether the gate settings (`fail_below`, `block_on_critical`) a report
+/// is re-scored with are the ones it was made with. Reports do not store
+/// them, so only the caller can say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateSettings {
+    /// The caller names the run's gate (the CLI's `--fail-below` or
+    /// `--no-block-on-critical`, or a test that knows the config): a stored
+    /// `blocked` that this gate does not give is a mismatch.
+    Pinned,
+    /// The run's gate is not known; the config's is the first guess. A
+    /// stored `blocked` that another gate setting gives is consistent, and
+    /// [`Rescore::gate_note`] names the setting. Numbers that no setting
+    /// explains stay mismatches.
+    Unknown,
 }
 
 #[derive(Default)]
@@ -63,8 +88,19 @@ impl Mismatches {
 /// because redacted values cannot always tell secrets apart), its findings
 /// (channel order, highest level and finding count per channel), and whether
 /// its privacy policy passed. The gate thresholds (`fail_below`,
-/// `block_on_critical`) are not recorded in reports and come from `config`.
+/// `block_on_critical`) are not recorded in reports and come from `config`,
+/// taken as the run's own ([`GateSettings::Pinned`]; see
+/// [`rescore_report_with_gate`] when they are not known).
 pub fn rescore_report(report: &Report, config: &ScoringConfig) -> Rescore {
+    rescore_report_with_gate(report, config, GateSettings::Pinned)
+}
+
+/// [`rescore_report`], saying whether `config`'s gate settings are the
+/// run's own. With [`GateSettings::Unknown`], a stored `blocked` that the
+/// config's gate does not give is checked against every gate setting
+/// instead, and the smallest change that gives it is named in
+/// [`Rescore::gate_note`].
+pub fn rescore_report_with_gate(report: &Report, config: &ScoringConfig, gate_settings: GateSettings) -> Rescore {
     let mut m = Mismatches::default();
     let summary = &report.summary;
     let block = report.agentrisk.as_ref();
@@ -123,7 +159,16 @@ pub fn rescore_report(report: &Report, config: &ScoringConfig) -> Rescore {
     }
     m.check("privacy_score", report.privacy_score, i64::from(g.privacy_score));
     m.check("verdict", report.verdict.as_str(), g.verdict.as_str());
-    m.check("blocked", report.blocked, g.blocked);
+    let gate_note = match gate_settings {
+        GateSettings::Unknown if report.blocked != g.blocked => {
+            gate_change_explaining(report.blocked, g.privacy_score, has_critical, policy_failed, config)
+                .map(|change| format!("gate consistent with {change}"))
+        }
+        _ => None,
+    };
+    if gate_note.is_none() {
+        m.check("blocked", report.blocked, g.blocked);
+    }
 
     let channel_wsl = channel_wsl(report, &weights, rho_s, &mut m);
     let ri_by_channel: Vec<(Channel, f64)> = channel_wsl.iter().map(|&(c, w)| (c, ri_from(w, rho_s))).collect();
@@ -140,6 +185,7 @@ pub fn rescore_report(report: &Report, config: &ScoringConfig) -> Rescore {
     Rescore {
         consistent: mismatches.is_empty(),
         mismatches,
+        gate_note,
         recomputed: Recomputed {
             wsl,
             rho_s,
@@ -255,5 +301,103 @@ mod tests {
         let rescore = rescore_report(&report, &ScoringConfig::default());
         let m = rescore.mismatches.iter().find(|m| m.field == "agentrisk.weights").expect("weights mismatch");
         assert!(m.recomputed.contains("each at most 1000000000"), "{m:?}");
+    }
+
+    /// A conformance report (`tests/fixtures/conformance/cases`), as stored.
+    fn fixture(case: &str, variant: &str) -> Report {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/conformance/cases")
+            .join(case)
+            .join(format!("report.{variant}.json"));
+        load_report(&std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+    }
+
+    fn fields(rescore: &Rescore) -> Vec<&str> {
+        rescore.mismatches.iter().map(|m| m.field.as_str()).collect()
+    }
+
+    /// ex_hr_trace under configs/no_block_on_critical.yaml (fail_below 60,
+    /// block_on_critical false): score 42, no L4 leak, blocked. The default
+    /// gate would not block it; a threshold above 42 does.
+    #[test]
+    fn an_untouched_report_of_other_gate_settings_is_consistent_when_they_are_unknown() {
+        let report = fixture("ex_hr_trace", "no_block_on_critical");
+        assert_eq!((report.privacy_score, report.blocked, report.summary.has_critical), (42, true, false));
+        let default = ScoringConfig::default();
+
+        let unknown = rescore_report_with_gate(&report, &default, GateSettings::Unknown);
+        assert!(unknown.consistent, "{:?}", unknown.mismatches);
+        assert_eq!(unknown.gate_note.as_deref(), Some("gate consistent with fail_below ≥ 43"));
+        // The recomputation is still the default gate's.
+        assert!(!unknown.recomputed.blocked);
+
+        // Pinned to the defaults, as before: the stored decision is a mismatch.
+        let pinned = rescore_report(&report, &default);
+        assert!(!pinned.consistent);
+        assert_eq!(pinned.gate_note, None);
+        assert_eq!(fields(&pinned), ["blocked"]);
+        // Pinned to the run's own settings: consistent, nothing to note.
+        let own = ScoringConfig { fail_below: 60, block_on_critical: false, ..ScoringConfig::default() };
+        for gate_settings in [GateSettings::Pinned, GateSettings::Unknown] {
+            let rescore = rescore_report_with_gate(&report, &own, gate_settings);
+            assert!(rescore.consistent && rescore.gate_note.is_none(), "{rescore:?}");
+            assert!(rescore.recomputed.blocked);
+        }
+    }
+
+    /// ex_healthcare_trace leaks an L4 secret at score 56: blocked only by
+    /// block_on_critical. Its report as a run without it would store
+    /// `blocked: false`; ex_finance_trace (score 30) also needs a lower
+    /// threshold.
+    #[test]
+    fn an_unblocked_critical_leak_is_explained_by_block_on_critical_off() {
+        let default = ScoringConfig::default();
+        for (case, note) in [
+            ("ex_healthcare_trace", "gate consistent with block_on_critical off"),
+            ("ex_finance_trace", "gate consistent with block_on_critical off and fail_below ≤ 30"),
+        ] {
+            let mut report = fixture(case, "default");
+            assert!(report.blocked && report.summary.has_critical);
+            report.blocked = false;
+            let unknown = rescore_report_with_gate(&report, &default, GateSettings::Unknown);
+            assert!(unknown.consistent, "{case}: {:?}", unknown.mismatches);
+            assert_eq!(unknown.gate_note.as_deref(), Some(note), "{case}");
+            let pinned = rescore_report(&report, &default);
+            assert_eq!(
+                (pinned.consistent, fields(&pinned), pinned.gate_note.as_deref()),
+                (false, vec!["blocked"], None)
+            );
+        }
+    }
+
+    #[test]
+    fn numbers_no_gate_setting_explains_stay_inconsistent() {
+        let unknown =
+            |report: &Report| rescore_report_with_gate(report, &ScoringConfig::default(), GateSettings::Unknown);
+        // A failed privacy policy blocks under every gate setting.
+        let mut report = fixture("ex_hr_trace", "privacy_policy");
+        assert!(report.blocked && report.privacy_policy.as_ref().is_some_and(|p| !p.passed));
+        assert!(unknown(&report).consistent);
+        report.blocked = false;
+        let rescore = unknown(&report);
+        assert_eq!(
+            (rescore.consistent, fields(&rescore), rescore.gate_note.as_deref()),
+            (false, vec!["blocked"], None)
+        );
+
+        // Edited headline numbers are not gate settings: still mismatches,
+        // whatever explains the stored decision.
+        let mut report = fixture("ex_hr_trace", "no_block_on_critical");
+        report.privacy_score = 90;
+        report.verdict = "Pass".into();
+        let rescore = unknown(&report);
+        assert!(!rescore.consistent);
+        assert_eq!(fields(&rescore), ["privacy_score", "verdict"]);
+        assert_eq!(rescore.gate_note.as_deref(), Some("gate consistent with fail_below ≥ 43"));
+        let mut report = fixture("ex_healthcare_trace", "default");
+        report.blocked = false;
+        report.summary.has_critical = false;
+        let rescore = unknown(&report);
+        assert_eq!(fields(&rescore), ["summary.has_critical"]);
     }
 }

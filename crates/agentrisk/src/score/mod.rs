@@ -280,6 +280,87 @@ pub fn gate(ri: f64, has_critical: bool, policy_failed: bool, config: &ScoringCo
     }
 }
 
+/// A change to a config's gate settings: the smallest one under which the
+/// gate gives a decision that the config's own settings do not. Reports do
+/// not store their gate settings, so a stored `blocked` that such a change
+/// explains may come from a run with other settings rather than be wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct GateChange {
+    /// `block_on_critical` set to this value, when it has to change.
+    pub block_on_critical: Option<bool>,
+    /// `fail_below` moved into this range, when it has to move.
+    pub fail_below: Option<FailBelowRange>,
+}
+
+/// The `fail_below` values that give one decision on one privacy score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailBelowRange {
+    /// `fail_below ≤ n`: the score `n` is not under the threshold.
+    AtMost(i64),
+    /// `fail_below ≥ n`: the score `n − 1` is under the threshold.
+    AtLeast(i64),
+}
+
+impl std::fmt::Display for GateChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(on) = self.block_on_critical {
+            parts.push(format!("block_on_critical {}", if on { "on" } else { "off" }));
+        }
+        match self.fail_below {
+            Some(FailBelowRange::AtMost(n)) => parts.push(format!("fail_below ≤ {n}")),
+            Some(FailBelowRange::AtLeast(n)) => parts.push(format!("fail_below ≥ {n}")),
+            None => {}
+        }
+        if parts.is_empty() {
+            parts.push("the given gate settings".to_owned());
+        }
+        f.write_str(&parts.join(" and "))
+    }
+}
+
+/// The smallest change to `config`'s gate under which [`gate`] decides
+/// `blocked` for a run with this privacy score, critical leak and policy
+/// result; `None` when no gate setting does (a failed privacy policy blocks
+/// whatever the thresholds). An empty change means `config` already gives
+/// `blocked`.
+///
+/// Deterministic and minimal: `block_on_critical` is changed first, and
+/// `fail_below` only when the score alone decides, to the widest range
+/// that gives the decision. Any integer is a valid `fail_below` (the
+/// reference's config takes any), so a block on the score is always
+/// explained by a threshold above it.
+pub fn gate_change_explaining(
+    blocked: bool,
+    privacy_score: u8,
+    has_critical: bool,
+    policy_failed: bool,
+    config: &ScoringConfig,
+) -> Option<GateChange> {
+    let score = i64::from(privacy_score);
+    let by_score = score < config.fail_below;
+    let by_critical = config.block_on_critical && has_critical;
+    if blocked == (policy_failed || by_score || by_critical) {
+        return Some(GateChange::default());
+    }
+    if blocked {
+        // Nothing blocks under `config`: a critical leak can, else the score.
+        return Some(if has_critical {
+            GateChange { block_on_critical: Some(true), fail_below: None }
+        } else {
+            GateChange { block_on_critical: None, fail_below: Some(FailBelowRange::AtLeast(score + 1)) }
+        });
+    }
+    if policy_failed {
+        return None;
+    }
+    Some(GateChange {
+        block_on_critical: by_critical.then_some(false),
+        fail_below: by_score.then_some(FailBelowRange::AtMost(score)),
+    })
+}
+
 /// `channel_risks` (spec 3.4) from the disclosure findings in final order and
 /// the per-channel RI map.
 ///

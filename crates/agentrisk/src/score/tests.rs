@@ -291,3 +291,98 @@ proptest! {
         prop_assert!(ri(a, [0; 4], &config) >= ri(b, [0; 4], &config));
     }
 }
+
+/// The gate settings a change gives, with each range's nearest value.
+fn changed(config: &ScoringConfig, change: GateChange) -> ScoringConfig {
+    let fail_below = match change.fail_below {
+        Some(FailBelowRange::AtMost(n) | FailBelowRange::AtLeast(n)) => n,
+        None => config.fail_below,
+    };
+    ScoringConfig {
+        fail_below,
+        block_on_critical: change.block_on_critical.unwrap_or(config.block_on_critical),
+        ..config.clone()
+    }
+}
+
+/// Whether the gate blocks a run with this privacy score (the RI that gives it).
+fn blocks(privacy_score: u8, has_critical: bool, policy_failed: bool, config: &ScoringConfig) -> bool {
+    let ri = 1.0 - f64::from(privacy_score) / 100.0;
+    let g = gate(ri, has_critical, policy_failed, config);
+    assert_eq!(g.privacy_score, privacy_score);
+    g.blocked
+}
+
+#[test]
+fn gate_changes_name_the_setting_that_explains_a_decision() {
+    let default = ScoringConfig::default();
+    let explain = |blocked, score, critical, policy| gate_change_explaining(blocked, score, critical, policy, &default);
+    let text = |blocked, score, critical, policy| explain(blocked, score, critical, policy).map(|c| c.to_string());
+    // The default gate already gives these: no change.
+    assert_eq!(explain(true, 56, true, false), Some(GateChange::default()));
+    assert_eq!(explain(false, 60, false, false), Some(GateChange::default()));
+    // An L4 leak left unblocked at a passing score: block_on_critical off.
+    assert_eq!(text(false, 56, true, false).as_deref(), Some("block_on_critical off"));
+    // Under 40 and unblocked: a lower threshold, as wide as it goes.
+    assert_eq!(text(false, 37, false, false).as_deref(), Some("fail_below ≤ 37"));
+    assert_eq!(text(false, 30, true, false).as_deref(), Some("block_on_critical off and fail_below ≤ 30"));
+    // Blocked at a score the default lets pass: a higher threshold.
+    assert_eq!(text(true, 42, false, false).as_deref(), Some("fail_below ≥ 43"));
+    assert_eq!(text(true, 100, false, false).as_deref(), Some("fail_below ≥ 101"));
+    // A failed privacy policy blocks under every setting.
+    assert_eq!(explain(false, 100, false, true), None);
+    assert_eq!(explain(false, 30, true, true), None);
+    // From a gate without block_on_critical, a blocked L4 leak turns it on.
+    let off = ScoringConfig { block_on_critical: false, ..ScoringConfig::default() };
+    assert_eq!(
+        gate_change_explaining(true, 80, true, false, &off).map(|c| c.to_string()).as_deref(),
+        Some("block_on_critical on")
+    );
+}
+
+/// Over every score, leak and policy outcome and several starting gates:
+/// a change, applied, gives the decision; no change means no setting
+/// (any block_on_critical, any fail_below from −1 to 102) gives it; a
+/// change of both settings is needed in full; a range is the widest.
+#[test]
+fn gate_changes_give_the_decision_and_are_minimal() {
+    let fail_belows = -1..=102;
+    for config in [(40, true), (0, true), (60, false), (101, false)] {
+        let config = ScoringConfig { fail_below: config.0, block_on_critical: config.1, ..ScoringConfig::default() };
+        for score in 0..=100u8 {
+            for (critical, policy, blocked) in (0..8).map(|bits| (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4)) {
+                let any_setting = [true, false].into_iter().any(|on| {
+                    fail_belows.clone().any(|fail_below| {
+                        let c = ScoringConfig { fail_below, block_on_critical: on, ..ScoringConfig::default() };
+                        blocks(score, critical, policy, &c) == blocked
+                    })
+                });
+                let case = format!("score {score} critical {critical} policy {policy} blocked {blocked} {config:?}");
+                let Some(change) = gate_change_explaining(blocked, score, critical, policy, &config) else {
+                    assert!(!any_setting, "{case}: a setting gives it");
+                    continue;
+                };
+                assert_eq!(blocks(score, critical, policy, &changed(&config, change)), blocked, "{case}: {change:?}");
+                if change == GateChange::default() {
+                    assert_eq!(blocks(score, critical, policy, &config), blocked, "{case}");
+                }
+                if change.block_on_critical.is_some() && change.fail_below.is_some() {
+                    for half in
+                        [GateChange { block_on_critical: None, ..change }, GateChange { fail_below: None, ..change }]
+                    {
+                        assert_ne!(blocks(score, critical, policy, &changed(&config, half)), blocked, "{case}");
+                    }
+                }
+                let past = match change.fail_below {
+                    Some(FailBelowRange::AtMost(n)) => Some(n + 1),
+                    Some(FailBelowRange::AtLeast(n)) => Some(n - 1),
+                    None => None,
+                };
+                if let Some(fail_below) = past {
+                    let c = ScoringConfig { fail_below, ..changed(&config, change) };
+                    assert_ne!(blocks(score, critical, policy, &c), blocked, "{case}: the range is the widest");
+                }
+            }
+        }
+    }
+}
