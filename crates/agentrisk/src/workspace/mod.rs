@@ -26,7 +26,7 @@ use crate::model::Report;
 use crate::pipeline::{detection_settings, load_any_observed, AnalysisError, AnalysisInput, LoadFileError, Loaded};
 use crate::report::report_what_if;
 use crate::score::BlockReason;
-use crate::{Channel, Rescore};
+use crate::{rescore_report_with_gate, Channel, GateSettings, Rescore, ScoringConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -343,7 +343,17 @@ pub fn analyze_file(
         }
     }
     let mut what_if = None;
-    if let (Loaded::Report { report, .. }, Some(settings)) = (&mut loaded, settings) {
+    if let (Loaded::Report { report, rescore }, Some(settings)) = (&mut loaded, settings) {
+        // A gate set in the what-if settings is the run's gate as far as
+        // the reviewer knows: the stored decision is checked against it
+        // alone, as the CLI's `--fail-below` / `--no-block-on-critical` do.
+        let defaults = ScoringConfig::default();
+        let gate = &settings.scoring;
+        if (gate.fail_below, gate.block_on_critical) != (defaults.fail_below, defaults.block_on_critical) {
+            let pinned =
+                ScoringConfig { fail_below: gate.fail_below, block_on_critical: gate.block_on_critical, ..defaults };
+            *rescore = rescore_report_with_gate(report, &pinned, GateSettings::Pinned);
+        }
         match report_what_if(report, settings) {
             Ok(rescored) => {
                 let stored = StoredNumbers {
@@ -484,3 +494,4 @@ mod tests {
         assert!(full.contains("2.0 MB and this tab already holds 999.0 MB"), "{full}");
     }
 }
+

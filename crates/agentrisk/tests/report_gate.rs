@@ -1,9 +1,9 @@
-//! A report loaded in the viewer (through the worker's one call, natively):
+//! A report loaded in a workspace (as the viewer loads it):
 //! reports do not store their gate settings, so a stored gate decision that
 //! other settings give is consistent and the re-scoring names the setting,
 //! while stored numbers no setting gives are still flagged.
 
-use agentrisk_viewer::protocol::{analyze_bytes, FileResult, LoadedReport};
+use agentrisk::workspace::{analyze_file, FileResult, LoadedReport};
 use std::path::Path;
 
 const CLOCK: &str = "2026-12-02T12:00:00.000Z";
@@ -13,7 +13,7 @@ const CLOCK: &str = "2026-12-02T12:00:00.000Z";
 /// is how the viewer tells a report from a trace).
 fn fixture(case: &str, variant: &str, edits: &[(&str, &str)]) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/conformance/cases")
+        .join("../../tests/fixtures/conformance/cases")
         .join(case)
         .join(format!("report.{variant}.json"));
     let mut text = std::fs::read_to_string(path).expect("fixture report");
@@ -25,7 +25,7 @@ fn fixture(case: &str, variant: &str, edits: &[(&str, &str)]) -> String {
 }
 
 fn load(text: &str) -> LoadedReport {
-    match analyze_bytes(text.as_bytes(), "r.json", "", CLOCK.to_owned()) {
+    match analyze_file(text.as_bytes(), "r.json", "", None, CLOCK, &|_| {}) {
         FileResult::Report(loaded) => *loaded,
         FileResult::Error { message } => panic!("not loaded: {message}"),
         _ => panic!("not loaded as a report"),
@@ -69,4 +69,28 @@ fn the_note_names_every_setting_the_decision_needs() {
     // gate gives: nothing to note.
     let loaded = load(&fixture("ex_hr_trace", "no_block_on_critical", &[("\"blocked\": true", "\"blocked\": false")]));
     assert!(loaded.rescore.consistent && loaded.rescore.gate_note.is_none(), "{:?}", loaded.rescore);
+}
+
+/// A gate set in the what-if settings pins the check, as the CLI's flags
+/// do: the untouched hr report (made with fail_below 60) is consistent with
+/// the gate unknown, inconsistent under a what-if gate that does not block
+/// it, and consistent again under the gate it was made with.
+#[test]
+fn a_what_if_gate_pins_the_check() {
+    let text = fixture("ex_hr_trace", "no_block_on_critical", &[]);
+    let with = |yaml: &str| {
+        let settings = agentrisk::workspace::settings_from_yaml(yaml).unwrap();
+        match analyze_file(text.as_bytes(), "r.json", "", settings.as_ref(), CLOCK, &|_| {}) {
+            FileResult::Report(loaded) => *loaded,
+            other => panic!("not loaded: {other:?}"),
+        }
+    };
+    assert!(load(&text).rescore.consistent);
+    let weights_only = with("scoring:\n  weights: [1, 2, 3, 4]\n");
+    assert!(weights_only.rescore.consistent, "a what-if with the default gate leaves the gate unknown");
+    let lenient = with("scoring:\n  fail_below: 10\n");
+    assert!(!lenient.rescore.consistent);
+    assert!(lenient.rescore.mismatches.iter().any(|m| m.field == "blocked"), "{:?}", lenient.rescore.mismatches);
+    let made_with = with("scoring:\n  fail_below: 60\n  block_on_critical: false\n");
+    assert!(made_with.rescore.consistent && made_with.rescore.gate_note.is_none(), "{:?}", made_with.rescore);
 }
