@@ -141,7 +141,16 @@ pub fn report_from_trace_observed(
 /// findings are converted and compliance is assessed, so the trace and the
 /// finished report (27 and 45 MB for 100 000 events) are never held together.
 pub fn report_from_owned_trace(trace: Trace, input: &AnalysisInput<'_>) -> Result<Report, AnalysisError> {
-    let draft = draft_from_trace(&trace, input, &|_| {})?;
+    report_from_owned_trace_observed(trace, input, &|_| {})
+}
+
+/// [`report_from_owned_trace`], telling `progress` how far it has come.
+pub fn report_from_owned_trace_observed(
+    trace: Trace,
+    input: &AnalysisInput<'_>,
+    progress: &dyn Fn(Progress),
+) -> Result<Report, AnalysisError> {
+    let draft = draft_from_trace(&trace, input, progress)?;
     drop(trace);
     draft.finish()
 }
