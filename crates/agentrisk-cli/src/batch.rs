@@ -1,12 +1,12 @@
 //! `agentrisk batch`: the batch summary of many files (traces, reports,
 //! scorecards, red-team results), as the viewer's Batch tab shows it.
 
+use crate::progress;
 use agentrisk::batch::table::{rate_cells, rate_header, rate_rows, to_text};
 use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult, Scorecard};
 use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::AnalysisInput;
 use agentrisk::stats::IntervalMethod;
-use crate::progress;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -224,8 +224,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
         }
         Output::Scorecard(out) => {
             let config_text = args.config.as_ref().and_then(|path| std::fs::read_to_string(path).ok());
-            let json =
-                Scorecard::new(runs, redteam, method, group_by).with_analysis_config(config_text).to_json();
+            let json = Scorecard::new(runs, redteam, method, group_by).with_analysis_config(config_text).to_json();
             if out == "-" {
                 write_stdout(&json)
             } else {

@@ -59,11 +59,15 @@ fn section_title(cmd: &clap::Command, sub: &clap::Command) -> String {
 }
 
 /// Every rendered piece starts with the same two lines defining the
-/// apostrophe string; one copy, at the top, is enough.
+/// apostrophe string; one copy is enough, right after the `.TH` line (which
+/// `man` and `file` look for first).
 fn without_repeated_preamble(roff: &str) -> String {
     let preamble = Roff::new().render();
     let body = roff.replace(&preamble, "");
-    format!("{preamble}{body}")
+    match body.split_once('\n') {
+        Some((title, rest)) => format!("{title}\n{preamble}{rest}"),
+        None => format!("{preamble}{body}"),
+    }
 }
 
 /// A subcommand's sections, demoted to subsections of its own section.

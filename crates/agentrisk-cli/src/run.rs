@@ -1,8 +1,8 @@
 //! `agentrisk run`: the reference's `agentleak run` flags, on our core.
 
+use crate::progress;
 use agentrisk::analyze::Canaries;
 use agentrisk::config::AnalysisConfig;
-use crate::progress;
 use agentrisk::pipeline::{
     detection_settings, report_from_owned_trace_observed, AnalysisError, AnalysisInput, Progress, Stage,
 };
