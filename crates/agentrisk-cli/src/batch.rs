@@ -33,10 +33,12 @@ Examples:
 /// The keys `--group-by` accepts.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum GroupKey {
+    /// The report's agent name
     Agent,
     /// The scenario family of the run's scenario id
     #[value(alias = "scenario_family")]
     Scenario,
+    /// The folder the file is in
     Folder,
 }
 
