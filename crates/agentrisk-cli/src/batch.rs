@@ -1,6 +1,7 @@
 //! `agentrisk batch`: the batch summary of many files (traces, reports,
 //! scorecards, red-team results), as the viewer's Batch tab shows it.
 
+use crate::progress;
 use agentrisk::batch::table::{rate_cells, rate_header, rate_rows, to_text};
 use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult, Scorecard};
 use agentrisk::config::AnalysisConfig;
@@ -10,58 +11,96 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub struct BatchArgs {
-    inputs: Vec<String>,
-    method: IntervalMethod,
-    group_by: Option<GroupBy>,
-    output: Output,
-    config: Option<String>,
+pub const ABOUT: &str = "Summarise many runs: leak, block and verdict rates with intervals";
+
+pub const LONG_ABOUT: &str = "\
+Summarises many runs: leak, block and verdict rates, per-channel and
+per-level leak rates, each as k of n with its Wilson score interval, RI and
+privacy score statistics, and red-team ASR/CLR/ELR where runs carry attack
+data. Traces, AgentLeak reports, agentrisk scorecards and red-team result
+files (JSON array or JSON Lines) may be mixed; folders are searched for
+.json and .jsonl files. A file that cannot be read is named on stderr and
+skipped; the rest are counted, and the exit status is then 2 (else 0).
+
+On a terminal, a bar on stderr counts the files read (not with -q).";
+
+pub const EXAMPLES: &str = "\
+Examples:
+  agentrisk batch runs/
+  agentrisk batch runs/ --group-by agent --confidence 0.9 --json
+  agentrisk batch traces/ reports/ --scorecard scorecard.json";
+
+/// The keys `--group-by` accepts.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum GroupKey {
+    /// The report's agent name
+    Agent,
+    /// The scenario family of the run's scenario id
+    #[value(alias = "scenario_family")]
+    Scenario,
+    /// The folder the file is in
+    Folder,
 }
 
-enum Output {
-    Table,
-    Json,
-    Scorecard(String),
-}
-
-pub fn parse_args(args: &[String]) -> Result<BatchArgs, String> {
-    let mut inputs = Vec::new();
-    let mut confidence = 0.95;
-    let mut correction = false;
-    let mut group_by = None;
-    let mut output = Output::Table;
-    let mut config = None;
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let mut value = |flag: &str| iter.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
-        match arg.as_str() {
-            "--confidence" => {
-                let v = value(arg)?;
-                confidence = v.parse().map_err(|_| format!("--confidence needs a number such as 0.95, got {v:?}"))?;
-            }
-            "--continuity-correction" => correction = true,
-            "--group-by" => {
-                let v = value(arg)?;
-                group_by = Some(match v.as_str() {
-                    "agent" => GroupBy::Agent,
-                    "scenario" | "scenario_family" => GroupBy::ScenarioFamily,
-                    "folder" => GroupBy::Folder,
-                    _ => return Err(format!("--group-by {v}: use agent, scenario or folder")),
-                });
-            }
-            "--json" => output = Output::Json,
-            "--scorecard" => output = Output::Scorecard(value(arg)?),
-            "-c" | "--config" => config = Some(value(arg)?),
-            "--" => inputs.extend(iter.by_ref().cloned()),
-            flag if flag.starts_with('-') && flag != "-" => return Err(format!("unknown option {flag}")),
-            file => inputs.push(file.to_owned()),
+impl GroupKey {
+    fn group_by(self) -> GroupBy {
+        match self {
+            GroupKey::Agent => GroupBy::Agent,
+            GroupKey::Scenario => GroupBy::ScenarioFamily,
+            GroupKey::Folder => GroupBy::Folder,
         }
     }
-    if inputs.is_empty() {
-        return Err("no files or folders given".to_owned());
+}
+
+#[derive(clap::Args)]
+pub struct BatchArgs {
+    /// Files and folders to summarise
+    #[arg(value_name = "FILE_OR_DIR", required = true)]
+    inputs: Vec<String>,
+    /// Interval confidence level, 0 < C < 1
+    #[arg(long, value_name = "C", default_value = "0.95", value_parser = confidence_level)]
+    confidence: f64,
+    /// Wilson interval with continuity correction
+    #[arg(long)]
+    continuity_correction: bool,
+    /// Also summarise per agent, scenario family or folder
+    #[arg(long, value_name = "KEY", value_enum)]
+    group_by: Option<GroupKey>,
+    /// Print the summary as JSON instead of a table
+    #[arg(long, overrides_with = "scorecard")]
+    json: bool,
+    /// Write the batch scorecard (runs and summary; - = stdout)
+    #[arg(long, value_name = "OUT.json", overrides_with = "json")]
+    scorecard: Option<String>,
+    /// agentleak.yaml for analysing traces
+    #[arg(short = 'c', long = "config", value_name = "CONFIG")]
+    config: Option<String>,
+    /// No progress bar on stderr (errors still show)
+    #[arg(short = 'q', long = "quiet")]
+    quiet: bool,
+}
+
+enum Output<'a> {
+    Table,
+    Json,
+    Scorecard(&'a str),
+}
+
+impl BatchArgs {
+    fn output(&self) -> Output<'_> {
+        match (&self.scorecard, self.json) {
+            (Some(out), _) => Output::Scorecard(out),
+            (None, true) => Output::Json,
+            (None, false) => Output::Table,
+        }
     }
-    let method = IntervalMethod::new(confidence, correction).map_err(|e| format!("--confidence {confidence}: {e}"))?;
-    Ok(BatchArgs { inputs, method, group_by, output, config })
+}
+
+/// `--confidence`: a number the interval methods accept.
+fn confidence_level(text: &str) -> Result<f64, String> {
+    let confidence: f64 = text.parse().map_err(|_| "needs a number such as 0.95".to_owned())?;
+    IntervalMethod::new(confidence, false).map_err(|e| e.to_string())?;
+    Ok(confidence)
 }
 
 /// The files named, with folders walked for `.json` and `.jsonl` files
@@ -100,6 +139,14 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
 }
 
 pub fn run(args: &BatchArgs) -> ExitCode {
+    let method = match IntervalMethod::new(args.confidence, args.continuity_correction) {
+        Ok(method) => method,
+        Err(e) => {
+            eprintln!("agentrisk: --confidence {}: {e}", args.confidence);
+            return ExitCode::from(2);
+        }
+    };
+    let group_by = args.group_by.map(GroupKey::group_by);
     let config = match &args.config {
         None => AnalysisConfig::default(),
         Some(path) => match crate::read_config(path) {
@@ -116,8 +163,12 @@ pub fn run(args: &BatchArgs) -> ExitCode {
     let (files, mut errors) = expand(&args.inputs);
     let mut runs: Vec<RunFacts> = Vec::new();
     let mut redteam: Vec<RunResult> = Vec::new();
+    let bar = progress::wanted(args.quiet).then(|| progress::files_bar(files.len()));
     for path in &files {
         let name = path.display().to_string();
+        if let Some(bar) = &bar {
+            bar.set_message(name.clone());
+        }
         let folder = match path.parent().map(|p| p.display().to_string()) {
             Some(p) if !p.is_empty() => p,
             _ => ".".to_owned(),
@@ -132,24 +183,30 @@ pub fn run(args: &BatchArgs) -> ExitCode {
             }
             Err(message) => errors.push(format!("{name}: {message}")),
         }
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
     for message in &errors {
         eprintln!("agentrisk: {message}");
     }
 
-    let written = match &args.output {
+    let written = match args.output() {
         Output::Table => {
-            let summary = summarise(&runs, &redteam, args.method, args.group_by);
+            let summary = summarise(&runs, &redteam, method, group_by);
             let mut text = format!(
                 "{} runs{} from {} files{} · {}\n\n",
                 summary.runs,
                 if redteam.is_empty() { String::new() } else { format!(" and {} red-team results", redteam.len()) },
                 files.len() - errors.len().min(files.len()),
                 if errors.is_empty() { String::new() } else { format!("; {} skipped", errors.len()) },
-                args.method.describe()
+                method.describe()
             );
             let rows: Vec<[String; 7]> = rate_rows(&summary).iter().map(rate_cells).collect();
-            text.push_str(&to_text(&rate_header(&args.method), &rows));
+            text.push_str(&to_text(&rate_header(&method), &rows));
             if let Some(rt) = &summary.redteam {
                 text.push_str(&format!(
                     "\nExposure leak rate (ELR) per run: mean {}, median {} over {} runs\n",
@@ -161,7 +218,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
             write_stdout(&text)
         }
         Output::Json => {
-            let summary = summarise(&runs, &redteam, args.method, args.group_by);
+            let summary = summarise(&runs, &redteam, method, group_by);
             match serde_json::to_string_pretty(&summary) {
                 Ok(json) => write_stdout(&(json + "\n")),
                 Err(e) => Err(e.to_string()),
@@ -169,8 +226,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
         }
         Output::Scorecard(out) => {
             let config_text = args.config.as_ref().and_then(|path| std::fs::read_to_string(path).ok());
-            let json =
-                Scorecard::new(runs, redteam, args.method, args.group_by).with_analysis_config(config_text).to_json();
+            let json = Scorecard::new(runs, redteam, method, group_by).with_analysis_config(config_text).to_json();
             if out == "-" {
                 write_stdout(&json)
             } else {

@@ -6,63 +6,121 @@
 
 mod batch;
 mod malloc;
+mod man;
+mod progress;
 mod run;
 
 use agentrisk::config::{config_from_bytes, AnalysisConfig};
 use agentrisk::report::report_what_if;
 use agentrisk::{load_report, rescore_report_with_gate, GateSettings, ScoreRecord, ScoringConfig};
+use clap::{CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
+use std::io::Write;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: agentrisk run -t TRACE [-t TRACE ...] [-c CONFIG] [-o DIR|-] [-f json] [--fail-under N]
-                     [--canaries FILE] [-q]
-       agentrisk batch FILE_OR_DIR... [--confidence 0.95] [--continuity-correction]
-                       [--group-by agent|scenario|folder] [--json|--scorecard OUT.json] [-c CONFIG]
-       agentrisk score [--json] [--fail-below N] [--no-block-on-critical] [-c CONFIG] REPORT.json...
+const LONG_ABOUT: &str = "\
+Scores AgentLeak traces and reports in scripts and CI gates, with the same
+core as the AgentRisk viewer: `run` analyses traces into reports, `batch`
+summarises many runs, `score` re-checks stored reports. `agentrisk COMMAND
+--help` shows a command's flags and examples.";
 
-run: analyses AgentLeak traces exactly as `agentleak run` (fast tier) does and
-writes one report per trace to DIR/<run_id>.json (default ./agentleak-reports;
-`-o -` writes the JSON to stdout). A short summary per run goes to stderr
-unless -q. Without -c every built-in detector runs; with any config file its
-toggles apply, and finance and hr are off unless it switches them on (the
-reference's behaviour, kept for parity).
+/// The top-level help's closing lines (also the man page's).
+const EXIT_STATUS: &str = "\
+Exit status: 0 none blocked, 1 some blocked, 2 a usage error or a file that
+could not be read or parsed.";
 
-batch: summarises many runs: leak, block and verdict rates, per-channel and
-per-level leak rates, each as k of n with its Wilson score interval, RI and
-privacy score statistics, and red-team ASR/CLR/ELR where runs carry attack
-data. Traces, AgentLeak reports, agentrisk scorecards and red-team result
-files (JSON array or JSON Lines) may be mixed; folders are searched for
-.json and .jsonl files. A file that cannot be read is named on stderr and
-skipped; the rest are counted, and the exit status is then 2 (else 0).
+#[derive(Parser)]
+#[command(
+    name = "agentrisk",
+    version,
+    about = "Score AgentLeak traces and reports in scripts and CI gates",
+    long_about = LONG_ABOUT,
+    after_help = EXIT_STATUS,
+    subcommand_required = true,
+    arg_required_else_help = true,
+    // As before clap: a flag given twice keeps its last value.
+    args_override_self = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-  --confidence C           interval confidence level, 0 < C < 1 (default 0.95)
-  --continuity-correction  Wilson interval with continuity correction
-  --group-by KEY           also summarise per agent, scenario family or folder
-  --json                   print the summary as JSON instead of a table
-  --scorecard OUT.json     write the batch scorecard (runs and summary; - = stdout)
-  -c CONFIG                agentleak.yaml for analysing traces
+#[derive(Subcommand)]
+enum Command {
+    #[command(about = run::ABOUT, long_about = run::LONG_ABOUT, after_help = run::EXAMPLES)]
+    Run(run::RunArgs),
+    #[command(about = batch::ABOUT, long_about = batch::LONG_ABOUT, after_help = batch::EXAMPLES)]
+    Batch(batch::BatchArgs),
+    #[command(about = SCORE_ABOUT, long_about = SCORE_LONG_ABOUT, after_help = SCORE_EXAMPLES)]
+    Score(ScoreCli),
+    /// Print a shell completion script to stdout
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the manual page (roff) to stdout
+    #[command(after_help = MAN_EXAMPLES)]
+    Man,
+}
 
-score: re-scores AgentLeak v2 reports and prints, per file: run id, Risk Index,
+const SCORE_ABOUT: &str = "Re-score AgentLeak v2 reports and check their stored numbers";
+
+const SCORE_LONG_ABOUT: &str = "\
+Re-scores AgentLeak v2 reports and prints, per file: run id, Risk Index,
 privacy score, verdict, gate decision, and whether the report's stored
 numbers agree with our recomputation (consistent / inconsistent). Reports do
 not store their gate settings: without --fail-below or --no-block-on-critical
 a stored gate decision that some setting gives is consistent, and the line
 names the setting, as in 'gate consistent with block_on_critical off'.
 
-  --json                   print a JSON array of records instead (gate_note:
-                           the setting that explains the gate decision, or null)
-  --fail-below N           gate threshold the runs were scored with (default 40)
-  --no-block-on-critical   the runs were scored with block_on_critical: false
-                           (either flag pins the gate: a stored decision it
-                           does not give is inconsistent)
-  -c CONFIG                what if: print the numbers each run would have had
-                           with this agentleak.yaml's weights, vault and gate
-                           (the same as analysing its trace with it). Its
-                           detector, level-override and policy settings
-                           cannot change a stored report and are named.
+With -c CONFIG (what if): prints the numbers each run would have had with
+this agentleak.yaml's weights, vault and gate (the same as analysing its
+trace with it). Its detector, level-override and policy settings cannot
+change a stored report and are named.
 
-Exit status: 0 none blocked, 1 some blocked (as the report stores it, or with
--c as re-scored), 2 a file could not be read or parsed.";
+With --json, each record's gate_note names the setting that explains the
+stored gate decision (null when none is needed). Exit status 1 follows the
+gate decision as the report stores it (or, with -c, as re-scored).";
+
+const SCORE_EXAMPLES: &str = "\
+Examples:
+  agentrisk score reports/*.json
+  agentrisk score --fail-below 60 --no-block-on-critical report.json
+  agentrisk score --json -c agentleak.yaml report.json";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  agentrisk completions bash > ~/.local/share/bash-completion/completions/agentrisk
+  agentrisk completions zsh > ~/.zfunc/_agentrisk
+  agentrisk completions fish > ~/.config/fish/completions/agentrisk.fish";
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  man -l <(agentrisk man)
+  agentrisk man > ~/.local/share/man/man1/agentrisk.1";
+
+#[derive(clap::Args)]
+struct ScoreCli {
+    /// Print a JSON array of records instead
+    #[arg(long)]
+    json: bool,
+    /// Gate threshold the runs were scored with (default 40); pins the gate,
+    /// so a stored decision it does not give is inconsistent
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    fail_below: Option<i64>,
+    /// The runs were scored with block_on_critical: false; pins the gate
+    #[arg(long)]
+    no_block_on_critical: bool,
+    /// What if: the numbers each run would have had with this agentleak.yaml
+    #[arg(short = 'c', long = "config", value_name = "CONFIG")]
+    config: Option<String>,
+    /// AgentLeak reports to score
+    #[arg(value_name = "REPORT.json", required = true)]
+    files: Vec<String>,
+}
 
 struct ScoreArgs {
     json: bool,
@@ -74,69 +132,84 @@ struct ScoreArgs {
     files: Vec<String>,
 }
 
-fn parse_score_args(args: &[String]) -> Result<ScoreArgs, String> {
-    let mut out = ScoreArgs {
-        json: false,
-        config: ScoringConfig::default(),
-        gate: GateSettings::Unknown,
-        what_if: None,
-        files: Vec::new(),
+/// The parsed flags, with `-c`'s config read and loaded.
+fn score_args_from_cli(cli: ScoreCli) -> Result<ScoreArgs, String> {
+    let defaults = ScoringConfig::default();
+    let config = ScoringConfig {
+        fail_below: cli.fail_below.unwrap_or(defaults.fail_below),
+        block_on_critical: !cli.no_block_on_critical,
+        ..defaults
     };
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        match arg.as_str() {
-            "--json" => out.json = true,
-            "--no-block-on-critical" => {
-                out.config.block_on_critical = false;
-                out.gate = GateSettings::Pinned;
-            }
-            "--fail-below" => {
-                out.gate = GateSettings::Pinned;
-                let value = iter.next().ok_or("--fail-below needs a number")?;
-                out.config.fail_below =
-                    value.parse().map_err(|_| format!("--fail-below needs an integer, got {value:?}"))?;
-            }
-            "-c" | "--config" => {
-                let path = iter.next().ok_or("-c needs a config file")?;
-                out.what_if = Some((path.clone(), read_config(path)?));
-            }
-            "--" => out.files.extend(iter.by_ref().cloned()),
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
-            file => out.files.push(file.to_owned()),
+    // Either gate flag names the runs' gate; without them it is not known.
+    let gate = if cli.fail_below.is_some() || cli.no_block_on_critical {
+        GateSettings::Pinned
+    } else {
+        GateSettings::Unknown
+    };
+    let what_if = match cli.config {
+        None => None,
+        Some(path) => {
+            let loaded = read_config(&path)?;
+            Some((path, loaded))
         }
-    }
-    if out.files.is_empty() {
-        return Err("no report files given".to_owned());
-    }
-    Ok(out)
+    };
+    Ok(ScoreArgs { json: cli.json, config, gate, what_if, files: cli.files })
 }
 
 fn main() -> ExitCode {
     malloc::configure();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("run") => match run::parse_args(&args[1..]) {
-            Ok(run_args) => run::run(&run_args),
-            Err(message) => usage_error(&message),
-        },
-        Some("batch") => match batch::parse_args(&args[1..]) {
-            Ok(batch_args) => batch::run(&batch_args),
-            Err(message) => usage_error(&message),
-        },
-        Some("score") => match parse_score_args(&args[1..]) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
+    match cli.command {
+        Command::Run(run_args) => run::run(&run_args),
+        Command::Batch(batch_args) => batch::run(&batch_args),
+        Command::Score(score_cli) => match score_args_from_cli(score_cli) {
             Ok(score_args) => score(&score_args),
-            Err(message) => usage_error(&message),
+            Err(message) => {
+                eprintln!("agentrisk: {message}");
+                ExitCode::from(2)
+            }
         },
-        Some("--help" | "-h" | "help") => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agentrisk", &mut out);
+            write_stdout(&out)
         }
-        Some("--version" | "-V") => {
-            println!("agentrisk {}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
+        Command::Man => match man::man_page(Cli::command(), EXIT_STATUS) {
+            Ok(page) => write_stdout(&page),
+            Err(e) => {
+                eprintln!("agentrisk: cannot render the man page: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+/// Prints clap's message for a usage error (exit 2) with this tool's
+/// `agentrisk: ` prefix, like every other error it prints; help and version
+/// go to stdout (exit 0).
+fn usage_error(e: &clap::Error) -> ExitCode {
+    if !e.use_stderr() {
+        return match e.print() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(2),
+        };
+    }
+    let text = e.render().to_string();
+    eprint!("{}", text.strip_prefix("error: ").map_or(text.clone(), |rest| format!("agentrisk: {rest}")));
+    ExitCode::from(2)
+}
+
+fn write_stdout(bytes: &[u8]) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agentrisk: stdout: cannot write: {e}");
+            ExitCode::from(2)
         }
-        Some(other) => usage_error(&format!("unknown command {other:?}")),
-        None => usage_error("no command given"),
     }
 }
 
@@ -145,11 +218,6 @@ fn main() -> ExitCode {
 fn read_config(path: &str) -> Result<AnalysisConfig, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
     config_from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))
-}
-
-fn usage_error(message: &str) -> ExitCode {
-    eprintln!("agentrisk: {message}\n\n{USAGE}");
-    ExitCode::from(2)
 }
 
 fn score(args: &ScoreArgs) -> ExitCode {

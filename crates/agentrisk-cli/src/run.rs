@@ -1,57 +1,66 @@
 //! `agentrisk run`: the reference's `agentleak run` flags, on our core.
 
+use crate::progress;
 use agentrisk::analyze::Canaries;
 use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::{detection_settings, report_from_owned_trace, AnalysisError, AnalysisInput};
-use agentrisk::trace::parse_trace;
+use agentrisk::pipeline::{
+    detection_settings, report_from_owned_trace_observed, AnalysisError, AnalysisInput, Progress, Stage,
+};
+use agentrisk::trace::parse_trace_with_progress;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub struct RunArgs {
-    traces: Vec<String>,
-    config: Option<String>,
-    out_dir: String,
-    fail_under: Option<i64>,
-    canaries: Option<String>,
-    quiet: bool,
+/// What `run --help` says about the command.
+pub const ABOUT: &str = "Analyse AgentLeak traces and write one report per trace";
+
+pub const LONG_ABOUT: &str = "\
+Analyses AgentLeak traces exactly as `agentleak run` (fast tier) does and
+writes one report per trace to DIR/<run_id>.json (default ./agentleak-reports;
+`-o -` writes the JSON to stdout). A short summary per run goes to stderr
+unless -q. Without -c every built-in detector runs; with any config file its
+toggles apply, and finance and hr are off unless it switches them on (the
+reference's behaviour, kept for parity).
+
+On a terminal, a trace of 4 MB or more shows its progress on stderr (not
+with -q).";
+
+pub const EXAMPLES: &str = "\
+Examples:
+  agentrisk run -t trace.json
+  agentrisk run -t a.json -t b.json -c agentleak.yaml -o reports/
+  agentrisk run -q -t trace.json -o - --fail-under 60 > report.json";
+
+/// The report formats `-f` accepts: the reference also has others; here only
+/// JSON reports are written.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ReportFormat {
+    Json,
 }
 
-pub fn parse_args(args: &[String]) -> Result<RunArgs, String> {
-    let mut out = RunArgs {
-        traces: Vec::new(),
-        config: None,
-        out_dir: "agentleak-reports".into(),
-        fail_under: None,
-        canaries: None,
-        quiet: false,
-    };
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let mut value = |flag: &str| iter.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
-        match arg.as_str() {
-            "-t" | "--trace" => out.traces.push(value(arg)?),
-            "-c" | "--config" => out.config = Some(value(arg)?),
-            "-o" | "--output" => out.out_dir = value(arg)?,
-            "-f" | "--format" => {
-                let format = value(arg)?;
-                if format != "json" {
-                    return Err(format!("-f {format}: only json reports are written"));
-                }
-            }
-            "--fail-under" => {
-                let v = value(arg)?;
-                out.fail_under = Some(v.parse().map_err(|_| format!("--fail-under needs an integer, got {v:?}"))?);
-            }
-            "--canaries" => out.canaries = Some(value(arg)?),
-            "-q" | "--quiet" => out.quiet = true,
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    if out.traces.is_empty() {
-        return Err("no trace given (use -t TRACE)".into());
-    }
-    Ok(out)
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// AgentLeak trace to analyse (repeat for more)
+    #[arg(short = 't', long = "trace", value_name = "TRACE", required = true)]
+    traces: Vec<String>,
+    /// agentleak.yaml: detectors, weights, vault and gate
+    #[arg(short = 'c', long = "config", value_name = "CONFIG")]
+    config: Option<String>,
+    /// Folder for the reports, or - to write them to stdout
+    #[arg(short = 'o', long = "output", value_name = "DIR", default_value = "agentleak-reports")]
+    out_dir: String,
+    /// Report format
+    #[arg(short = 'f', long = "format", value_enum, default_value = "json")]
+    format: ReportFormat,
+    /// Block a run whose privacy score is below N (replaces the config's fail_below)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    fail_under: Option<i64>,
+    /// JSON file of canary values: {"obvious": [...], "realistic": [...], "semantic": [...]}
+    #[arg(long, value_name = "FILE")]
+    canaries: Option<String>,
+    /// No summary lines and no progress on stderr (errors still show)
+    #[arg(short = 'q', long = "quiet")]
+    quiet: bool,
 }
 
 /// Loads the config and canaries, or says which file is wrong and why.
@@ -127,6 +136,7 @@ fn shortened_stem(safe: &str, run_id: &str) -> String {
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
+    let ReportFormat::Json = args.format;
     let (config, canaries) = match setup(args) {
         Ok(ok) => ok,
         Err(message) => {
@@ -142,6 +152,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    let show_progress = progress::wanted(args.quiet);
     let (mut failed, mut blocked) = (false, false);
     for path in &args.traces {
         let input =
@@ -149,17 +160,34 @@ pub fn run(args: &RunArgs) -> ExitCode {
         // The file's bytes are dropped once parsed and the trace as soon as
         // the report stops reading it; the report is streamed out, never
         // held as one string.
+        let bar = show_progress
+            .then(|| std::fs::metadata(path).ok())
+            .flatten()
+            .filter(|meta| meta.len() >= progress::LARGE_TRACE_BYTES)
+            .map(|_| progress::analysis_bar(path));
+        let observe = |p: Progress| {
+            if let Some(bar) = &bar {
+                progress::show_analysis(bar, p);
+            }
+        };
         let outcome = std::fs::read(path)
             .map_err(|e| format!("{path}: cannot read: {e}"))
-            .and_then(|bytes| parse_trace(&bytes).map_err(|e| format!("{path}: {e}")))
+            .and_then(|bytes| {
+                observe(Progress { stage: Stage::Parsing, done: 0.0 });
+                parse_trace_with_progress(&bytes, &|done| observe(Progress { stage: Stage::Parsing, done }))
+                    .map_err(|e| format!("{path}: {e}"))
+            })
             .and_then(|trace| {
-                report_from_owned_trace(trace, &input).map_err(|e| match (&e, &args.config) {
+                report_from_owned_trace_observed(trace, &input, &observe).map_err(|e| match (&e, &args.config) {
                     // A vault too small for what this trace leaks: the
                     // config's vault is what to fix.
                     (AnalysisError::Scoring(_), Some(config)) => format!("{config}: {e} (for the trace {path})"),
                     _ => format!("{path}: {e}"),
                 })
             });
+        if let Some(bar) = &bar {
+            bar.finish_and_clear();
+        }
         let report = match outcome {
             Ok(report) => report,
             Err(message) => {

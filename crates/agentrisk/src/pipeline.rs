@@ -142,7 +142,16 @@ pub fn report_from_trace_observed(
 /// findings are converted and compliance is assessed, so the trace and the
 /// finished report (27 and 45 MB for 100 000 events) are never held together.
 pub fn report_from_owned_trace(trace: Trace, input: &AnalysisInput<'_>) -> Result<Report, AnalysisError> {
-    let draft = draft_from_trace(&trace, input, &|_| {})?;
+    report_from_owned_trace_observed(trace, input, &|_| {})
+}
+
+/// [`report_from_owned_trace`], telling `progress` how far it has come.
+pub fn report_from_owned_trace_observed(
+    trace: Trace,
+    input: &AnalysisInput<'_>,
+    progress: &dyn Fn(Progress),
+) -> Result<Report, AnalysisError> {
+    let draft = draft_from_trace(&trace, input, progress)?;
     drop(trace);
     draft.finish()
 }
@@ -485,8 +494,16 @@ mod tests {
         assert!(seen.windows(2).all(|w| w[0].overall() <= w[1].overall()), "{seen:?}");
         assert!(seen.iter().all(|p| (0.0..=1.0).contains(&p.overall())));
         assert_eq!(Progress { stage: Stage::Reporting, done: 1.0 }.overall(), 1.0);
-        let Loaded::Trace { report, .. } = loaded else { panic!("not read as a trace") };
+        let Loaded::Trace { report, trace } = loaded else { panic!("not read as a trace") };
         assert_eq!(report.event_count, 5000);
+
+        // The CLI's variant, which lets the trace go early, reports the
+        // same stages after parsing and gives the same report.
+        let owned_seen = std::cell::RefCell::new(Vec::new());
+        let owned = report_from_owned_trace_observed(*trace, &input, &|p| owned_seen.borrow_mut().push(p)).unwrap();
+        assert_eq!(owned, *report);
+        let after_parsing: Vec<Progress> = seen.into_iter().filter(|p| p.stage != Stage::Parsing).collect();
+        assert_eq!(owned_seen.into_inner(), after_parsing);
     }
 
     /// Fuzzing regression (`trace_text`): provenance for a flow rule built
