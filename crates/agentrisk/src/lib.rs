@@ -20,7 +20,9 @@ pub mod pyunicode;
 pub mod report;
 pub mod score;
 pub mod stats;
+pub(crate) mod tables;
 pub mod trace;
+pub mod util;
 
 pub use model::{Channel, Level, Verdict};
 pub use report::{load_report, rescore_report, LoadError, Rescore, ScoreRecord};

@@ -14,7 +14,6 @@ mod keyname;
 mod pii;
 pub mod pyregex;
 mod secrets;
-pub(crate) mod tables;
 
 pub use custom::{CustomDetector, CustomRuleSpec};
 

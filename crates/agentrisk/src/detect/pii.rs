@@ -2,11 +2,11 @@
 //! birth, client ids, names and postal addresses (spec 2.3, 16 patterns).
 
 use super::pyregex::builtin;
-use super::tables::tables;
 use super::{alternation, captures, Builtin, Emit, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{High, Low, Medium};
 use crate::pyunicode::{decimal_value, strip};
+use crate::tables::tables;
 use std::sync::OnceLock;
 
 const D: Builtin = Builtin::Pii;

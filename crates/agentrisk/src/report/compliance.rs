@@ -10,13 +10,13 @@
 //! data types, `L<n>`, `policy:<rule>`, `RI x.xx` or `blocked`. Set
 //! intersections are listed sorted.
 
-use crate::analyze::FxMap;
-use crate::detect::tables::{tables, ComplianceControlRow};
 use crate::model::{
     Channel, Compliance, ComplianceAssurance, ComplianceControl, ComplianceFramework, CompliancePosture,
     ComplianceSummary, ControlStatus, Disclaimer, EvidenceDetails, EvidenceRow, FailedFramework, Finding,
     FrameworkStatus, Integrity, Level, PolicyViolation, Report,
 };
+use crate::tables::{tables, ComplianceControlRow};
+use crate::util::FxMap;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -567,7 +567,7 @@ pub fn integrity_digest(report: &Report, matrix: &[EvidenceRow]) -> String {
     doc.push_str("],\"generated_at\":");
     push_json_string(doc, &report.generated_at);
     doc.push_str(&format!(",\"privacy_score\":{}", report.privacy_score));
-    doc.push_str(&format!(",\"risk_index\":{}", crate::trace::py_float_repr(report.risk_index)));
+    doc.push_str(&format!(",\"risk_index\":{}", crate::util::py_float_repr(report.risk_index)));
     doc.push_str(",\"run_id\":");
     push_json_string(doc, &report.run_id);
     doc.push('}');

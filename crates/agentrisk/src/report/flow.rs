@@ -10,10 +10,11 @@
 //! Everything is a pass over events or findings with hash maps, plus sorts:
 //! near-linear in the size of the trace.
 
-use crate::analyze::{Finding, FxMap, FxSet};
-use crate::detect::tables::tables;
+use crate::analyze::Finding;
 use crate::model::{Channel, Flow, FlowEdge, FlowNode, LeakPath, LeakStep, Level};
 use crate::pyunicode::strip;
+use crate::tables::tables;
+use crate::util::{FxMap, FxSet};
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::sync::{Arc, OnceLock};

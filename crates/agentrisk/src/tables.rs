@@ -1,5 +1,10 @@
 //! The reference's data tables (`data/agentleak-tables.json`: MIT,
 //! © AgentLeak contributors, see its `_provenance`), parsed once.
+//!
+//! The rule data the whole crate reads — detector dictionaries (`detect`),
+//! data-type levels (`analyze`), flow roles and compliance controls
+//! (`report`) — lives here, apart from any one of its readers, so that
+//! none of them has to import another for it.
 
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -14,7 +19,7 @@ pub(crate) struct Tables {
     pub names_not_surnames: Vec<String>,
     pub keyname_stems_in_order: Vec<KeynameStem>,
     /// Read for every new finding: FxHash, as in the analysis's own maps.
-    pub data_type_levels: crate::analyze::FxMap<String, u8>,
+    pub data_type_levels: crate::util::FxMap<String, u8>,
     pub attack_families: Vec<AttackFamily>,
     /// Channel → (source role, target role) of an event (spec 3.10).
     pub flow_channel_roles: HashMap<String, (String, String)>,
@@ -73,7 +78,7 @@ pub(crate) struct KeynameStem {
 
 pub(crate) fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(|| match serde_json::from_str(include_str!("../../data/agentleak-tables.json")) {
+    TABLES.get_or_init(|| match serde_json::from_str(include_str!("../data/agentleak-tables.json")) {
         Ok(t) => t,
         // The file is part of the crate and parsed by every test run.
         Err(e) => panic!("bundled agentleak-tables.json is invalid: {e}"),
