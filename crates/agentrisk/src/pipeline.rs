@@ -3,7 +3,7 @@
 
 use crate::analyze::{findings_from_events_observed, Canaries, DetectionSettings, Finding};
 use crate::config::AnalysisConfig;
-use crate::detect::{Builtin, CustomDetector, CustomRuleSpec};
+use crate::detect::{CustomDetector, CustomRuleSpec};
 use crate::model::{Detection, Report};
 use crate::pyunicode::{canonical, strip};
 use crate::report::policy::{evaluate_policy, FlowContext};
@@ -439,7 +439,7 @@ mod tests {
 
     #[test]
     fn warming_up_runs_every_builtin_detector() {
-        let mut names = Builtin::ALL.map(Builtin::name);
+        let mut names = crate::detect::Builtin::ALL.map(crate::detect::Builtin::name);
         names.sort_unstable();
         assert_eq!(warm_up(), names);
     }

@@ -11,6 +11,7 @@ mod finance;
 mod healthcare;
 mod hr;
 mod keyname;
+pub mod luhn;
 mod pii;
 pub mod pyregex;
 mod secrets;
