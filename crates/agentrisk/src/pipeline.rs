@@ -17,7 +17,7 @@ pub enum AnalysisError {
     #[error("{0}")]
     Startup(#[from] crate::config::StartupError),
     #[error("{0}")]
-    CustomRule(String),
+    CustomRule(#[from] crate::detect::CustomRuleError),
     #[error("{0}")]
     Scoring(#[from] crate::score::ScoringError),
     /// The place is the event and field the text came from, or `the report`.
@@ -112,11 +112,7 @@ pub fn detection_settings(config: &AnalysisConfig) -> Result<DetectionSettings, 
             })
         })
         .collect::<Result<_, crate::config::StartupError>>()?;
-    let custom = if specs.is_empty() || !mode.runs_regex() {
-        None
-    } else {
-        Some(CustomDetector::new(&specs).map_err(AnalysisError::CustomRule)?)
-    };
+    let custom = if specs.is_empty() || !mode.runs_regex() { None } else { Some(CustomDetector::new(&specs)?) };
     Ok(DetectionSettings { builtins, custom, channels: config.channels.clone() })
 }
 

@@ -16,7 +16,7 @@ mod pii;
 pub mod pyregex;
 mod secrets;
 
-pub use custom::{CustomDetector, CustomRuleSpec};
+pub use custom::{CustomDetector, CustomRuleError, CustomRuleSpec};
 
 use crate::model::Severity;
 use std::borrow::Cow;
