@@ -76,6 +76,11 @@ pub(crate) struct KeynameStem {
     pub severity: String,
 }
 
+/// The parsed tables. The JSON is compiled into the crate, so it cannot be
+/// missing, and the test `tables::tests::bundled_tables_parse` (like every
+/// detector and report test after it) parses it: a broken file fails the
+/// tests, never a user's run.
+#[allow(clippy::panic)]
 pub(crate) fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| match serde_json::from_str(include_str!("../data/agentleak-tables.json")) {
@@ -83,4 +88,20 @@ pub(crate) fn tables() -> &'static Tables {
         // The file is part of the crate and parsed by every test run.
         Err(e) => panic!("bundled agentleak-tables.json is invalid: {e}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tables;
+    use crate::model::Channel;
+
+    #[test]
+    fn bundled_tables_parse() {
+        let t = tables();
+        assert_eq!(t.data_type_levels.get("ssn"), Some(&4));
+        assert_eq!(t.compliance_frameworks.len(), 14);
+        for c in Channel::ALL {
+            assert!(t.flow_channel_roles.contains_key(c.as_str()), "no flow roles for {c}");
+        }
+    }
 }

@@ -10,6 +10,8 @@
 //! optional run metadata (scenario, task success, a red-team attack class);
 //! and an optional explicit vault and channel allow-list from the config
 //! (spec 4.1, 4.4 — a trace itself carries neither).
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult, Scorecard};
 use agentrisk::config::{config_from_yaml, AnalysisConfig};

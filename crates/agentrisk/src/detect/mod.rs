@@ -198,6 +198,18 @@ mod tests {
     }
 
     #[test]
+    fn every_builtin_pattern_compiles() {
+        // A detector's first scan compiles all its patterns (`pyregex::builtin`
+        // panics on one that does not compile); the screen compiles the rest.
+        let mut out = Vec::new();
+        for b in Builtin::ALL {
+            b.scan("salary: $95,000, card 4111 1111 1111 1111", &mut out);
+        }
+        let found: Vec<(&str, &str)> = out.iter().map(|m| (&*m.detector, &*m.data_type)).collect();
+        assert_eq!(found, [("pii_detector", "credit_card"), ("hr_detector", "salary"), ("keyname_detector", "salary")]);
+    }
+
+    #[test]
     fn keys_are_the_names_without_their_suffix() {
         assert_eq!(Builtin::ALL.map(Builtin::key), ["pii", "secrets", "healthcare", "finance", "hr", "keyname"]);
         for b in Builtin::ALL {

@@ -84,11 +84,13 @@ struct Leaks<'r> {
     violations: &'r [PolicyViolation],
 }
 
-/// A named group of `compliance_type_groups`.
+/// A named group of `compliance_type_groups`. The names are this file's
+/// own and the tables are bundled, so a missing group is a programming
+/// error; the test `every_type_group_is_bundled` checks each name used here.
+#[allow(clippy::panic)]
 fn group(name: &str) -> BTreeSet<&'static str> {
     match tables().compliance_type_groups.get(name) {
         Some(items) => items.iter().map(String::as_str).collect(),
-        // Bundled data: a missing group is caught by every test run.
         None => panic!("compliance group {name} missing from the tables"),
     }
 }
@@ -643,6 +645,24 @@ fn push_json_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_type_group_is_bundled() {
+        // Each name this file passes to `group` is a group of the tables.
+        let source = include_str!("compliance.rs");
+        let names: BTreeSet<&str> = source
+            .split("group(\"")
+            .skip(1)
+            .filter_map(|rest| rest.split_once('"'))
+            .map(|(name, _)| name)
+            .filter(|name| !name.is_empty() && name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
+            .collect();
+        assert_eq!(names.len(), 10, "{names:?}");
+        for name in names {
+            assert!(tables().compliance_type_groups.contains_key(name), "{name}");
+            assert!(!group(name).is_empty(), "{name}");
+        }
+    }
 
     fn json_string(s: &str) -> String {
         let mut out = String::new();
