@@ -8,6 +8,10 @@
 //!   gate) from a set of secrets or from a report's stored aggregates.
 //! * [`report`] — loading a report from bytes and re-scoring it to check that
 //!   its stored numbers agree with the recomputation.
+//! * [`util`] — the leaf every module may import (hash maps, Python's float
+//!   spelling, a byte-counting writer); `tables` holds the reference's rule
+//!   data read crate-wide. The top-level modules import each other without
+//!   cycles (`tests/module_graph.rs`).
 
 pub mod analyze;
 pub mod batch;
@@ -20,7 +24,9 @@ pub mod pyunicode;
 pub mod report;
 pub mod score;
 pub mod stats;
+pub(crate) mod tables;
 pub mod trace;
+pub mod util;
 pub mod workspace;
 
 pub use model::{Channel, Level, Verdict};

@@ -3,7 +3,7 @@
 
 use crate::analyze::{findings_from_events_observed, Canaries, DetectionSettings, Finding};
 use crate::config::AnalysisConfig;
-use crate::detect::{Builtin, CustomDetector, CustomRuleSpec};
+use crate::detect::{CustomDetector, CustomRuleSpec};
 use crate::model::{Detection, Report};
 use crate::pyunicode::{canonical, strip};
 use crate::report::policy::{evaluate_policy, FlowContext};
@@ -18,7 +18,7 @@ pub enum AnalysisError {
     #[error("{0}")]
     Startup(#[from] crate::config::StartupError),
     #[error("{0}")]
-    CustomRule(String),
+    CustomRule(#[from] crate::detect::CustomRuleError),
     #[error("{0}")]
     Scoring(#[from] crate::score::ScoringError),
     /// The place is the event and field the text came from, or `the report`.
@@ -94,10 +94,8 @@ impl Progress {
 /// Detection settings a config asks for.
 pub fn detection_settings(config: &AnalysisConfig) -> Result<DetectionSettings, AnalysisError> {
     let mode = config.check_runnable()?;
-    let t = &config.detectors;
-    let toggles = [t.pii, t.secrets, t.healthcare, t.finance, t.hr, t.keyname];
     let builtins = if mode.runs_regex() {
-        Builtin::ALL.into_iter().zip(toggles).filter_map(|(b, on)| on.then_some(b)).collect()
+        config.detectors.iter().filter_map(|(b, on)| on.then_some(b)).collect()
     } else {
         Vec::new()
     };
@@ -115,11 +113,7 @@ pub fn detection_settings(config: &AnalysisConfig) -> Result<DetectionSettings, 
             })
         })
         .collect::<Result<_, crate::config::StartupError>>()?;
-    let custom = if specs.is_empty() || !mode.runs_regex() {
-        None
-    } else {
-        Some(CustomDetector::new(&specs).map_err(AnalysisError::CustomRule)?)
-    };
+    let custom = if specs.is_empty() || !mode.runs_regex() { None } else { Some(CustomDetector::new(&specs)?) };
     Ok(DetectionSettings { builtins, custom, channels: config.channels.clone() })
 }
 
@@ -463,7 +457,8 @@ mod tests {
 
     #[test]
     fn warming_up_runs_every_builtin_detector() {
-        let names = ["finance", "healthcare", "hr", "keyname", "pii", "secrets"].map(|d| format!("{d}_detector"));
+        let mut names = crate::detect::Builtin::ALL.map(crate::detect::Builtin::name);
+        names.sort_unstable();
         assert_eq!(warm_up(), names);
     }
 
@@ -494,7 +489,7 @@ mod tests {
         assert!(seen.windows(2).all(|w| w[0].overall() <= w[1].overall()), "{seen:?}");
         assert!(seen.iter().all(|p| (0.0..=1.0).contains(&p.overall())));
         assert_eq!(Progress { stage: Stage::Reporting, done: 1.0 }.overall(), 1.0);
-        let Loaded::Trace { report, trace } = loaded else { panic!("not read as a trace") };
+        let Loaded::Trace { report, trace, .. } = loaded else { panic!("not read as a trace") };
         assert_eq!(report.event_count, 5000);
 
         // The CLI's variant, which lets the trace go early, reports the

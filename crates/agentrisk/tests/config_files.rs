@@ -3,6 +3,8 @@
 //! wrote under that config agrees with what we loaded (project, weights,
 //! vault, detectors that fired, channels scanned, redaction, overrides,
 //! policy on/off).
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agentrisk::config::{config_from_yaml, AnalysisConfig, CustomRule, DetectionMode, DetectorToggles, FlowRule};
 use agentrisk::model::{Channel, Level};

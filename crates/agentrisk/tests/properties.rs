@@ -10,9 +10,12 @@
 //! optional run metadata (scenario, task success, a red-team attack class);
 //! and an optional explicit vault and channel allow-list from the config
 //! (spec 4.1, 4.4 — a trace itself carries neither).
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult, Scorecard};
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
+use agentrisk::detect::luhn;
 use agentrisk::model::Report;
 use agentrisk::pipeline::{report_from_trace, AnalysisInput};
 use agentrisk::report::report_what_if;
@@ -60,7 +63,7 @@ impl Piece {
             Piece::Ssn(a, b) => format!("2{:02}-{:02}-{:04}", a % 100, (b % 98) + 1, 1000 + b),
             Piece::Card(n) => {
                 let body = format!("411111{:09}", n % 1_000_000_000);
-                let digits = format!("{body}{}", luhn_check_digit(&body));
+                let digits = format!("{body}{}", luhn::check_digit(&body));
                 let groups: Vec<&str> = (0..4).map(|i| &digits[i * 4..i * 4 + 4]).collect();
                 groups.join(" ")
             }
@@ -69,28 +72,6 @@ impl Piece {
             Piece::Chatter(i) => CHATTER[*i].to_owned(),
         }
     }
-}
-
-/// The digit that makes `body` followed by it pass the Luhn check.
-fn luhn_check_digit(body: &str) -> u32 {
-    let sum: u32 = body
-        .chars()
-        .rev()
-        .filter_map(|c| c.to_digit(10))
-        .enumerate()
-        .map(|(i, d)| {
-            if i % 2 == 0 {
-                if d * 2 > 9 {
-                    d * 2 - 9
-                } else {
-                    d * 2
-                }
-            } else {
-                d
-            }
-        })
-        .sum();
-    (10 - sum % 10) % 10
 }
 
 fn piece() -> impl Strategy<Value = Piece> {

@@ -5,6 +5,8 @@
 //! number, the summary, `channel_risks`, the `agentrisk` block and the
 //! compliance section (integrity digest included). Where the reference
 //! refused the config (an undersized vault), the re-scoring refuses too.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use agentrisk::load_report;

@@ -6,6 +6,8 @@
 //!
 //! The corpus's own JSON files (reports, finding dumps) are read with our
 //! reader too: they contain the reference's own escapes.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agentrisk::trace::{flatten, parse_json, parse_trace, PyValue, TraceError, MAX_NESTING};
 use std::collections::BTreeMap;

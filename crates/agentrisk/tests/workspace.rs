@@ -4,6 +4,8 @@
 //! leaked value reaches a viewer in clear, and what-if settings re-analyse
 //! what the workspace holds.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::{load_any, AnalysisInput, Loaded};
 use agentrisk::workspace::{

@@ -14,6 +14,7 @@ mod synthetic;
 use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::{report_from_owned_trace, AnalysisInput};
 use agentrisk::trace::parse_trace;
+use agentrisk::util::ByteCount;
 use std::io::Read;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -123,20 +124,6 @@ fn peak_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Counts the bytes of the JSON report (the CLI writes them to a file).
-struct CountingSink(usize);
-
-impl std::io::Write for CountingSink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Runs one size in this process and prints its `RESULT` line.
 fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
     let bytes = synthetic::trace_json(events);
@@ -165,7 +152,8 @@ fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
     let report = report_from_owned_trace(trace, &input).map_err(|e| e.to_string())?;
     let t2 = Instant::now();
     let after_analyse = peak_kib().unwrap_or(0);
-    let mut sink = CountingSink(0);
+    // The CLI writes the report to a file; here only its size is kept.
+    let mut sink = ByteCount::default();
     serde_json::to_writer_pretty(&mut sink, &report).map_err(|e| e.to_string())?;
     let t3 = Instant::now();
     let measured = Measured {

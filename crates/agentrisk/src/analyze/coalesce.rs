@@ -14,8 +14,8 @@
 //! union-find root, never who is in a cluster — so here each value is
 //! searched for all narrower ones at once with an Aho–Corasick automaton.
 
-use super::token_match::FxMap;
 use super::{canonical_value, Finding, TokenMatcher};
+use crate::util::FxMap;
 
 pub(super) fn coalesce(findings: &mut [Finding]) {
     let canon: Vec<String> = findings.iter().map(|f| canonical_value(&f.matched_value)).collect();

@@ -14,7 +14,6 @@ mod suppress;
 mod token_match;
 
 use token_match::TokenMatcher;
-pub(crate) use token_match::{FxMap, FxSet};
 
 use crate::detect::{Builtin, CustomDetector, RawMatch};
 use crate::model::{Channel, Level, Severity};
@@ -105,7 +104,7 @@ pub fn level_of(data_type: &str, severity: Severity, scoring: &ScoringConfig) ->
     if let Some(level) = scoring.level_for(data_type) {
         return level;
     }
-    match crate::detect::tables::tables().data_type_levels.get(data_type) {
+    match crate::tables::tables().data_type_levels.get(data_type) {
         Some(&l) => Level::clamped(i64::from(l)),
         None => severity.fallback_level(),
     }

@@ -9,10 +9,10 @@
 
 use super::decoded::View;
 use super::split::{split_copies_in_group, IdentifierTrie, TokenRuns};
-use super::token_match::{FxMap, FxSet};
 use super::{canonical_value, canonical_value_into, contains_at_token_boundaries, Finding, TokenMatcher};
 use crate::pyunicode::{casefold, is_alnum};
 use crate::trace::Event;
+use crate::util::{FxMap, FxSet};
 
 /// Lists of items, one list per event, held in one vector (most events
 /// have empty lists, and a vector per event costs 24 bytes even empty).

@@ -272,7 +272,7 @@ fn taxonomy() -> &'static Taxonomy {
     static TAXONOMY: OnceLock<Taxonomy> = OnceLock::new();
     TAXONOMY.get_or_init(|| {
         let mut taxonomy = Taxonomy { families: HashMap::new(), classes: HashMap::new() };
-        for family in &crate::detect::tables::tables().attack_families {
+        for family in &crate::tables::tables().attack_families {
             for class in &family.classes {
                 taxonomy.classes.insert(
                     class.id.clone(),

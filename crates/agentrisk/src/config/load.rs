@@ -9,6 +9,7 @@ use super::lax::{self, describe, invalid, Section};
 use super::policy::policy_from;
 use super::yaml::{node_from_yaml, Node};
 use super::{AnalysisConfig, ConfigError, CustomRule, DetectionConfig, DetectorToggles, PolicyConfig};
+use crate::detect::Builtin;
 use crate::score::{ScoringConfig, ScoringError, VaultConfig, Weights, MAX_WEIGHT};
 use std::collections::BTreeMap;
 
@@ -52,16 +53,10 @@ pub fn config_from_yaml(text: &str) -> Result<AnalysisConfig, ConfigError> {
 
     let mut detectors = DetectorToggles::FILE_DEFAULTS;
     if let Some(section) = root.section("detectors", "detectors")? {
-        for (key, slot) in [
-            ("pii", &mut detectors.pii),
-            ("secrets", &mut detectors.secrets),
-            ("healthcare", &mut detectors.healthcare),
-            ("finance", &mut detectors.finance),
-            ("hr", &mut detectors.hr),
-            ("keyname", &mut detectors.keyname),
-        ] {
+        for detector in Builtin::ALL {
+            let key = detector.key();
             if let Some(n) = section.get(key) {
-                *slot = lax::boolean(n, &format!("detectors.{key}"))?;
+                detectors.set(detector, lax::boolean(n, &format!("detectors.{key}"))?);
             }
         }
     }

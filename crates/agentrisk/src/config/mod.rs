@@ -26,6 +26,7 @@ pub use policy::{facet_matches, FlowRule, PolicyConfig, BUILTIN_TYPE_GROUPS};
 pub use whatif::{WhatIf, WhatIfVault};
 pub use yaml::{MAX_DEPTH, MAX_NODES};
 
+use crate::detect::Builtin;
 use crate::model::{Channel, Severity};
 use crate::score::ScoringConfig;
 
@@ -71,6 +72,44 @@ impl DetectorToggles {
     /// `empty.yaml` against `report.default.json`).
     pub const FILE_DEFAULTS: DetectorToggles =
         DetectorToggles { pii: true, secrets: true, healthcare: true, finance: false, hr: false, keyname: true };
+
+    /// Whether `detector` runs.
+    pub fn get(&self, detector: Builtin) -> bool {
+        *self.slot(detector)
+    }
+
+    /// Turns `detector` on or off.
+    pub fn set(&mut self, detector: Builtin, on: bool) {
+        *self.slot_mut(detector) = on;
+    }
+
+    /// Every built-in detector with whether it runs, in the reference's
+    /// order ([`Builtin::ALL`]).
+    pub fn iter(&self) -> impl Iterator<Item = (Builtin, bool)> + '_ {
+        Builtin::ALL.into_iter().map(|b| (b, self.get(b)))
+    }
+
+    fn slot(&self, detector: Builtin) -> &bool {
+        match detector {
+            Builtin::Pii => &self.pii,
+            Builtin::Secrets => &self.secrets,
+            Builtin::Healthcare => &self.healthcare,
+            Builtin::Finance => &self.finance,
+            Builtin::Hr => &self.hr,
+            Builtin::Keyname => &self.keyname,
+        }
+    }
+
+    fn slot_mut(&mut self, detector: Builtin) -> &mut bool {
+        match detector {
+            Builtin::Pii => &mut self.pii,
+            Builtin::Secrets => &mut self.secrets,
+            Builtin::Healthcare => &mut self.healthcare,
+            Builtin::Finance => &mut self.finance,
+            Builtin::Hr => &mut self.hr,
+            Builtin::Keyname => &mut self.keyname,
+        }
+    }
 }
 
 /// One `custom_detectors` rule.

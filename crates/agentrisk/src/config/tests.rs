@@ -51,6 +51,18 @@ fn a_document_that_is_not_a_mapping_is_refused() {
 }
 
 #[test]
+fn detector_toggles_read_and_write_by_detector() {
+    let mut t = DetectorToggles::FILE_DEFAULTS;
+    let on: Vec<&str> = t.iter().filter(|(_, on)| *on).map(|(b, _)| b.key()).collect();
+    assert_eq!(on, ["pii", "secrets", "healthcare", "keyname"]);
+    t.set(crate::detect::Builtin::Hr, true);
+    t.set(crate::detect::Builtin::Pii, false);
+    assert_eq!(t, DetectorToggles { pii: false, hr: true, ..DetectorToggles::FILE_DEFAULTS });
+    assert!(t.get(crate::detect::Builtin::Hr) && !t.get(crate::detect::Builtin::Finance));
+    assert_eq!(DetectorToggles::ALL_ON.iter().count(), 6);
+}
+
+#[test]
 fn detector_toggles_take_lax_booleans_and_ignore_unknown_names() {
     let c =
         load("detectors: {pii: no, secrets: 'off', healthcare: 0, finance: 'yes', hr: 'on', keyname: 'f', regex: 7}\n");

@@ -24,6 +24,14 @@ pub struct CustomRuleSpec {
     pub recommendation: Option<String>,
 }
 
+/// Why the configured custom rules cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CustomRuleError {
+    /// A rule's pattern does not compile.
+    #[error("custom detector {name:?}: invalid pattern {pattern:?}: {source}")]
+    InvalidPattern { name: String, pattern: String, source: pyregex::PatternError },
+}
+
 #[derive(Debug, Clone)]
 pub struct CustomDetector {
     rules: Vec<(CustomRuleSpec, Regex)>,
@@ -31,13 +39,13 @@ pub struct CustomDetector {
 
 impl CustomDetector {
     /// Compiles every rule; an invalid pattern names its rule.
-    pub fn new(specs: &[CustomRuleSpec]) -> Result<CustomDetector, String> {
+    pub fn new(specs: &[CustomRuleSpec]) -> Result<CustomDetector, CustomRuleError> {
         let rules = specs
             .iter()
             .map(|spec| {
-                pyregex::compile(&spec.pattern)
-                    .map(|re| (spec.clone(), re))
-                    .map_err(|e| format!("custom detector {:?}: invalid pattern {:?}: {e}", spec.name, spec.pattern))
+                pyregex::compile(&spec.pattern).map(|re| (spec.clone(), re)).map_err(|source| {
+                    CustomRuleError::InvalidPattern { name: spec.name.clone(), pattern: spec.pattern.clone(), source }
+                })
             })
             .collect::<Result<_, _>>()?;
         Ok(CustomDetector { rules })
@@ -69,5 +77,42 @@ impl CustomDetector {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error;
+
+    fn spec(name: &str, pattern: &str) -> CustomRuleSpec {
+        CustomRuleSpec {
+            name: name.to_owned(),
+            pattern: pattern.to_owned(),
+            severity: Severity::High,
+            data_type: "ticket".to_owned(),
+            confidence: 0.9,
+            recommendation: None,
+        }
+    }
+
+    #[test]
+    fn an_invalid_pattern_names_its_rule_and_keeps_the_engine_message() {
+        let err = CustomDetector::new(&[spec("ok", r"TK-\d+"), spec("ticket", r"TK-(\d+")]).unwrap_err();
+        let CustomRuleError::InvalidPattern { name, pattern, source } = &err;
+        assert_eq!((name.as_str(), pattern.as_str()), ("ticket", r"TK-(\d+"));
+        let engine = source.to_string();
+        assert!(engine.contains("parenthes") || engine.contains("group"), "{engine}");
+        assert_eq!(err.to_string(), format!(r#"custom detector "ticket": invalid pattern "TK-(\\d+": {engine}"#));
+        assert_eq!(err.source().map(|s| s.to_string()), Some(engine));
+    }
+
+    #[test]
+    fn valid_rules_scan_in_config_order() {
+        let detector = CustomDetector::new(&[spec("a", r"TK-\d+"), spec("b", r"\bK\d\b")]).unwrap();
+        let mut out = Vec::new();
+        detector.scan("K1 then TK-42", &mut out);
+        let found: Vec<(&str, &str)> = out.iter().map(|m| (&*m.detector, m.value.as_str())).collect();
+        assert_eq!(found, [("custom:a", "TK-42"), ("custom:b", "K1")]);
     }
 }

@@ -2,10 +2,10 @@
 //! conditions and medications (spec 2.3, 5 patterns).
 
 use super::pyregex::builtin;
-use super::tables::tables;
 use super::{alternation, captures, Builtin, Emit, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{Critical, Medium};
+use crate::tables::tables;
 use std::sync::OnceLock;
 
 const D: Builtin = Builtin::Healthcare;

@@ -5,11 +5,11 @@
 //! and fires the `address` stem — a reference quirk (edge_email_address_key).
 
 use super::pyregex::builtin;
-use super::tables::tables;
 use super::{captures, Builtin, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity;
 use crate::pyunicode::{is_space, strip};
+use crate::tables::tables;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 

@@ -11,12 +11,12 @@ mod finance;
 mod healthcare;
 mod hr;
 mod keyname;
+pub mod luhn;
 mod pii;
 pub mod pyregex;
 mod secrets;
-pub(crate) mod tables;
 
-pub use custom::{CustomDetector, CustomRuleSpec};
+pub use custom::{CustomDetector, CustomRuleError, CustomRuleSpec};
 
 use crate::model::Severity;
 use std::borrow::Cow;
@@ -49,6 +49,8 @@ impl Builtin {
     pub const ALL: [Builtin; 6] =
         [Builtin::Pii, Builtin::Secrets, Builtin::Healthcare, Builtin::Finance, Builtin::Hr, Builtin::Keyname];
 
+    /// The name findings carry in their `detector` field, e.g.
+    /// `pii_detector`.
     pub fn name(self) -> &'static str {
         match self {
             Builtin::Pii => "pii_detector",
@@ -58,6 +60,19 @@ impl Builtin {
             Builtin::Hr => "hr_detector",
             Builtin::Keyname => "keyname_detector",
         }
+    }
+
+    /// The detector's key in a config file's `detectors:` section (and in
+    /// the viewer's settings): its [name](Builtin::name) without
+    /// `_detector`, e.g. `pii`.
+    pub fn key(self) -> &'static str {
+        let name = self.name();
+        name.strip_suffix("_detector").unwrap_or(name)
+    }
+
+    /// The detector with this [key](Builtin::key), if any.
+    pub fn from_key(key: &str) -> Option<Builtin> {
+        Builtin::ALL.into_iter().find(|b| b.key() == key)
     }
 
     /// Appends this detector's raw matches on `text` to `out`.
@@ -180,6 +195,29 @@ mod tests {
             b.scan_screened(text, &mut out);
         }
         out
+    }
+
+    #[test]
+    fn every_builtin_pattern_compiles() {
+        // A detector's first scan compiles all its patterns (`pyregex::builtin`
+        // panics on one that does not compile); the screen compiles the rest.
+        let mut out = Vec::new();
+        for b in Builtin::ALL {
+            b.scan("salary: $95,000, card 4111 1111 1111 1111", &mut out);
+        }
+        let found: Vec<(&str, &str)> = out.iter().map(|m| (&*m.detector, &*m.data_type)).collect();
+        assert_eq!(found, [("pii_detector", "credit_card"), ("hr_detector", "salary"), ("keyname_detector", "salary")]);
+    }
+
+    #[test]
+    fn keys_are_the_names_without_their_suffix() {
+        assert_eq!(Builtin::ALL.map(Builtin::key), ["pii", "secrets", "healthcare", "finance", "hr", "keyname"]);
+        for b in Builtin::ALL {
+            assert_eq!(format!("{}_detector", b.key()), b.name());
+            assert_eq!(Builtin::from_key(b.key()), Some(b));
+        }
+        assert_eq!(Builtin::from_key("pii_detector"), None);
+        assert_eq!(Builtin::from_key("PII"), None);
     }
 
     proptest::proptest! {

@@ -1,12 +1,13 @@
 //! `pii_detector`: contact data, government ids, cards, IPs, dates of
 //! birth, client ids, names and postal addresses (spec 2.3, 16 patterns).
 
+use super::luhn;
 use super::pyregex::builtin;
-use super::tables::tables;
 use super::{alternation, captures, Builtin, Emit, RawMatch, ScreenedText};
 use crate::detect::pyregex::PyRegex as Regex;
 use crate::model::Severity::{High, Low, Medium};
-use crate::pyunicode::{decimal_value, strip};
+use crate::pyunicode::strip;
+use crate::tables::tables;
 use std::sync::OnceLock;
 
 const D: Builtin = Builtin::Pii;
@@ -202,7 +203,7 @@ pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
     }
     for c in captures(&p.card, screened) {
         if let Some(m) = c.get(0) {
-            if luhn_ok(m.as_str()) {
+            if luhn::is_valid(m.as_str()) {
                 out.push(CARD.raw(D, strip(m.as_str())));
             }
         }
@@ -235,29 +236,6 @@ pub(super) fn scan(screened: &ScreenedText<'_>, out: &mut Vec<RawMatch>) {
         }
     }
     whole(&p.postal, &POSTAL, out);
-}
-
-/// Luhn over the digits of the raw match (any Unicode decimal digit).
-fn luhn_ok(raw: &str) -> bool {
-    let digits: Vec<u32> = raw.chars().filter_map(decimal_value).collect();
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            if i % 2 == 1 {
-                let x = d * 2;
-                if x > 9 {
-                    x - 9
-                } else {
-                    x
-                }
-            } else {
-                d
-            }
-        })
-        .sum();
-    sum % 10 == 0
 }
 
 /// The reference suppresses an IPv4 address right after a version word, by

@@ -241,10 +241,22 @@ pub struct PyRegex {
 /// Numbers the compiled patterns.
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
+/// Why a Python-syntax pattern does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// The regex engine refused the pattern; its message, unchanged.
+    #[error("{message}")]
+    Rejected { message: String },
+}
+
 impl PyRegex {
-    pub fn new(pattern: &str) -> Result<PyRegex, String> {
-        let build =
-            |p: &str| fancy_regex::RegexBuilder::new(p).backtrack_limit(1_000_000).build().map_err(|e| e.to_string());
+    pub fn new(pattern: &str) -> Result<PyRegex, PatternError> {
+        let build = |p: &str| {
+            fancy_regex::RegexBuilder::new(p)
+                .backtrack_limit(1_000_000)
+                .build()
+                .map_err(|e| PatternError::Rejected { message: e.to_string() })
+        };
         let native_pattern = native(pattern);
         let relaxed_pattern = relaxed(&native_pattern);
         let gate = if relaxed_pattern == native_pattern { None } else { regex::Regex::new(&relaxed_pattern).ok() };
@@ -418,12 +430,15 @@ impl<'t> Screen<'_, 't> {
 }
 
 /// Compiles a Python-syntax pattern; the error text is the engine's.
-pub fn compile(pattern: &str) -> Result<PyRegex, String> {
+pub fn compile(pattern: &str) -> Result<PyRegex, PatternError> {
     PyRegex::new(pattern)
 }
 
-/// Compiles one of our own built-in patterns. They are fixed strings that
-/// the tests compile, so a failure here is a programming error.
+/// Compiles one of our own built-in patterns. They are fixed strings
+/// compiled in, so a failure here is a programming error that the test
+/// `detect::tests::every_builtin_pattern_compiles` (which runs every
+/// detector, and so compiles every pattern) catches before any release.
+#[allow(clippy::panic)]
 pub(crate) fn builtin(pattern: &str) -> PyRegex {
     match compile(pattern) {
         Ok(re) => re,

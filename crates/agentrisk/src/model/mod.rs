@@ -155,13 +155,20 @@ impl From<Level> for u8 {
     }
 }
 
+/// A number that is no privacy level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LevelError {
+    #[error("level must be 1 to 4, found {0}")]
+    OutOfRange(i64),
+}
+
 impl TryFrom<i64> for Level {
-    type Error = String;
-    fn try_from(value: i64) -> Result<Level, String> {
+    type Error = LevelError;
+    fn try_from(value: i64) -> Result<Level, LevelError> {
         if (1..=4).contains(&value) {
             Ok(Level(value as u8))
         } else {
-            Err(format!("level must be 1 to 4, found {value}"))
+            Err(LevelError::OutOfRange(value))
         }
     }
 }
@@ -306,6 +313,13 @@ impl fmt::Display for Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn levels_are_one_to_four() {
+        assert_eq!(Level::try_from(4).map(|l| l.to_string()), Ok("L4".to_owned()));
+        assert_eq!(Level::try_from(0), Err(LevelError::OutOfRange(0)));
+        assert_eq!(Level::try_from(5).unwrap_err().to_string(), "level must be 1 to 4, found 5");
+    }
 
     #[test]
     fn channel_names_round_trip_and_baseline_is_input_and_tool_response() {

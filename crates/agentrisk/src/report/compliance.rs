@@ -10,13 +10,13 @@
 //! data types, `L<n>`, `policy:<rule>`, `RI x.xx` or `blocked`. Set
 //! intersections are listed sorted.
 
-use crate::analyze::FxMap;
-use crate::detect::tables::{tables, ComplianceControlRow};
 use crate::model::{
     Channel, Compliance, ComplianceAssurance, ComplianceControl, ComplianceFramework, CompliancePosture,
     ComplianceSummary, ControlStatus, Disclaimer, EvidenceDetails, EvidenceRow, FailedFramework, Finding,
     FrameworkStatus, Integrity, Level, PolicyViolation, Report,
 };
+use crate::tables::{tables, ComplianceControlRow};
+use crate::util::FxMap;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -84,11 +84,13 @@ struct Leaks<'r> {
     violations: &'r [PolicyViolation],
 }
 
-/// A named group of `compliance_type_groups`.
+/// A named group of `compliance_type_groups`. The names are this file's
+/// own and the tables are bundled, so a missing group is a programming
+/// error; the test `every_type_group_is_bundled` checks each name used here.
+#[allow(clippy::panic)]
 fn group(name: &str) -> BTreeSet<&'static str> {
     match tables().compliance_type_groups.get(name) {
         Some(items) => items.iter().map(String::as_str).collect(),
-        // Bundled data: a missing group is caught by every test run.
         None => panic!("compliance group {name} missing from the tables"),
     }
 }
@@ -567,7 +569,7 @@ pub fn integrity_digest(report: &Report, matrix: &[EvidenceRow]) -> String {
     doc.push_str("],\"generated_at\":");
     push_json_string(doc, &report.generated_at);
     doc.push_str(&format!(",\"privacy_score\":{}", report.privacy_score));
-    doc.push_str(&format!(",\"risk_index\":{}", crate::trace::py_float_repr(report.risk_index)));
+    doc.push_str(&format!(",\"risk_index\":{}", crate::util::py_float_repr(report.risk_index)));
     doc.push_str(",\"run_id\":");
     push_json_string(doc, &report.run_id);
     doc.push('}');
@@ -643,6 +645,24 @@ fn push_json_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_type_group_is_bundled() {
+        // Each name this file passes to `group` is a group of the tables.
+        let source = include_str!("compliance.rs");
+        let names: BTreeSet<&str> = source
+            .split("group(\"")
+            .skip(1)
+            .filter_map(|rest| rest.split_once('"'))
+            .map(|(name, _)| name)
+            .filter(|name| !name.is_empty() && name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
+            .collect();
+        assert_eq!(names.len(), 10, "{names:?}");
+        for name in names {
+            assert!(tables().compliance_type_groups.contains_key(name), "{name}");
+            assert!(!group(name).is_empty(), "{name}");
+        }
+    }
 
     fn json_string(s: &str) -> String {
         let mut out = String::new();

@@ -10,10 +10,11 @@
 //! Everything is a pass over events or findings with hash maps, plus sorts:
 //! near-linear in the size of the trace.
 
-use crate::analyze::{Finding, FxMap, FxSet};
-use crate::detect::tables::tables;
+use crate::analyze::Finding;
 use crate::model::{Channel, Flow, FlowEdge, FlowNode, LeakPath, LeakStep, Level};
 use crate::pyunicode::strip;
+use crate::tables::tables;
+use crate::util::{FxMap, FxSet};
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::sync::{Arc, OnceLock};
@@ -56,13 +57,15 @@ struct RoleTable {
     by_channel: [(usize, usize); 8],
 }
 
+/// The flow roles, resolved once. The tables are bundled with the crate, so
+/// a missing entry is a programming error, which the test
+/// `role_table_covers_every_channel` turns into a test failure.
+#[allow(clippy::panic)]
 fn role_table() -> &'static RoleTable {
     static TABLE: OnceLock<RoleTable> = OnceLock::new();
     TABLE.get_or_init(|| {
         let t = tables();
         let kinds = t.flow_kind_priority.clone();
-        // The tables are bundled with the crate; a missing entry is a build error
-        // that every test run would hit.
         let index = |role: &str| {
             kinds.iter().position(|k| k == role).unwrap_or_else(|| panic!("flow role {role} has no kind priority"))
         };
@@ -359,6 +362,16 @@ pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: 
 mod tests {
     use super::*;
     use crate::model::Severity;
+
+    #[test]
+    fn role_table_covers_every_channel() {
+        let table = role_table();
+        assert_eq!(table.kinds[table.agent], "agent");
+        assert_eq!(table.lanes.len(), table.kinds.len());
+        for (c, (source, target)) in Channel::ALL.iter().zip(table.by_channel) {
+            assert!(source < table.kinds.len() && target < table.kinds.len(), "{c}");
+        }
+    }
 
     /// `flow` and `leak_paths` of a trace. `findings` are all findings in final
     /// order; `redact_values` decides whether a path shows the raw value.

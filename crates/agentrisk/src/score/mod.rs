@@ -84,7 +84,7 @@ pub fn secrets_from_sightings<'a>(
     config: &ScoringConfig,
 ) -> Vec<Secret> {
     // Looked up once per finding: FxHash (SipHash showed in profiles).
-    let mut index: crate::analyze::FxMap<(&'a str, &'a str), usize> = Default::default();
+    let mut index: crate::util::FxMap<(&'a str, &'a str), usize> = Default::default();
     let mut secrets: Vec<Secret> = Vec::new();
     for s in sightings {
         let slot = *index.entry((s.data_type, s.value)).or_insert_with(|| {

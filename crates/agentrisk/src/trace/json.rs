@@ -292,7 +292,7 @@ impl fmt::Debug for PyValue {
                     PyValue::Null => self.f.write_str("null"),
                     PyValue::Bool(b) => write!(self.f, "{b}"),
                     PyValue::Int(d) => self.f.write_str(d),
-                    PyValue::Float(x) => self.f.write_str(&super::flatten::py_float_repr(*x)),
+                    PyValue::Float(x) => self.f.write_str(&crate::util::py_float_repr(*x)),
                     PyValue::Str(s) => write!(self.f, "{s:?}"),
                     PyValue::Array(_) | PyValue::Object(_) => Ok(()),
                 });

@@ -18,7 +18,7 @@ pub mod flatten;
 pub mod json;
 mod lax;
 
-pub use flatten::{flatten, humanise_key, py_float_repr};
+pub use flatten::{flatten, humanise_key};
 pub use json::{parse_json, utf16_hint, utf8_text, JsonError, PyValue, LONE_SURROGATE, MAX_INT_DIGITS, MAX_NESTING};
 pub use lax::is_valid_timestamp;
 
@@ -319,7 +319,7 @@ fn dict_of_event(index: usize, element: PyValue) -> Result<Vec<(String, PyValue)
 
 /// The trace's source and target names, each held once.
 #[derive(Default)]
-struct Names(crate::analyze::FxSet<Arc<str>>);
+struct Names(crate::util::FxSet<Arc<str>>);
 
 impl Names {
     fn get(&mut self, name: String) -> Arc<str> {
@@ -430,7 +430,7 @@ fn describe(value: &PyValue) -> String {
         PyValue::Null => "null".into(),
         PyValue::Bool(b) => b.to_string(),
         PyValue::Int(digits) => format!("the number {}", shortened(digits)),
-        PyValue::Float(x) => format!("the number {}", py_float_repr(*x)),
+        PyValue::Float(x) => format!("the number {}", crate::util::py_float_repr(*x)),
         PyValue::Str(s) => format!("the string {}", quoted(s)),
         PyValue::Array(items) => format!("an array of {}", counted(items.len(), "item")),
         PyValue::Object(entries) => format!("an object with {}", counted(entries.len(), "key")),

@@ -1,5 +1,10 @@
 //! The reference's data tables (`data/agentleak-tables.json`: MIT,
 //! © AgentLeak contributors, see its `_provenance`), parsed once.
+//!
+//! The rule data the whole crate reads — detector dictionaries (`detect`),
+//! data-type levels (`analyze`), flow roles and compliance controls
+//! (`report`) — lives here, apart from any one of its readers, so that
+//! none of them has to import another for it.
 
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -14,7 +19,7 @@ pub(crate) struct Tables {
     pub names_not_surnames: Vec<String>,
     pub keyname_stems_in_order: Vec<KeynameStem>,
     /// Read for every new finding: FxHash, as in the analysis's own maps.
-    pub data_type_levels: crate::analyze::FxMap<String, u8>,
+    pub data_type_levels: crate::util::FxMap<String, u8>,
     pub attack_families: Vec<AttackFamily>,
     /// Channel → (source role, target role) of an event (spec 3.10).
     pub flow_channel_roles: HashMap<String, (String, String)>,
@@ -71,11 +76,32 @@ pub(crate) struct KeynameStem {
     pub severity: String,
 }
 
+/// The parsed tables. The JSON is compiled into the crate, so it cannot be
+/// missing, and the test `tables::tests::bundled_tables_parse` (like every
+/// detector and report test after it) parses it: a broken file fails the
+/// tests, never a user's run.
+#[allow(clippy::panic)]
 pub(crate) fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(|| match serde_json::from_str(include_str!("../../data/agentleak-tables.json")) {
+    TABLES.get_or_init(|| match serde_json::from_str(include_str!("../data/agentleak-tables.json")) {
         Ok(t) => t,
         // The file is part of the crate and parsed by every test run.
         Err(e) => panic!("bundled agentleak-tables.json is invalid: {e}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tables;
+    use crate::model::Channel;
+
+    #[test]
+    fn bundled_tables_parse() {
+        let t = tables();
+        assert_eq!(t.data_type_levels.get("ssn"), Some(&4));
+        assert_eq!(t.compliance_frameworks.len(), 14);
+        for c in Channel::ALL {
+            assert!(t.flow_channel_roles.contains_key(c.as_str()), "no flow roles for {c}");
+        }
+    }
 }
