@@ -12,12 +12,7 @@
 use crate::state::{BatchSettings, FindingFilters, Tab, ViewState};
 use agentrisk::batch::GroupBy;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
-
-const DETECTORS: [&str; 6] = ["pii", "secrets", "healthcare", "finance", "hr", "keyname"];
-
-fn detector_flags(d: &DetectorToggles) -> [bool; 6] {
-    [d.pii, d.secrets, d.healthcare, d.finance, d.hr, d.keyname]
-}
+use agentrisk::detect::Builtin;
 
 /// The hash for `view` (without the leading `#`); defaults are left out.
 pub fn to_hash(view: &ViewState) -> String {
@@ -58,8 +53,7 @@ pub fn to_hash(view: &ViewState) -> String {
         parts.push(("l4", "0".into()));
     }
     if w.detectors != d.detectors {
-        let on: Vec<&str> =
-            DETECTORS.iter().zip(detector_flags(&w.detectors)).filter(|(_, on)| *on).map(|(n, _)| *n).collect();
+        let on: Vec<&str> = w.detectors.iter().filter(|(_, on)| *on).map(|(d, _)| d.key()).collect();
         parts.push(("det", if on.is_empty() { "none".to_owned() } else { on.join(",") }));
     }
     match &w.vault {
@@ -133,15 +127,11 @@ pub fn from_hash(hash: &str) -> ViewState {
             "l4" => view.whatif.block_on_critical = value != "0",
             "det" => {
                 let on: Vec<&str> = value.split(',').collect();
-                let flag = |name: &str| on.contains(&name);
-                view.whatif.detectors = DetectorToggles {
-                    pii: flag("pii"),
-                    secrets: flag("secrets"),
-                    healthcare: flag("healthcare"),
-                    finance: flag("finance"),
-                    hr: flag("hr"),
-                    keyname: flag("keyname"),
-                };
+                let mut detectors = DetectorToggles::ALL_ON;
+                for detector in Builtin::ALL {
+                    detectors.set(detector, on.contains(&detector.key()));
+                }
+                view.whatif.detectors = detectors;
             }
             "vault" => {
                 if let Some(levels) = value.strip_prefix("levels:") {

@@ -13,6 +13,7 @@
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Finding, LeakPath};
 use agentrisk::pipeline::Stage;
+use agentrisk::util::json_len;
 use agentrisk::workspace::{EventRow, FileResult};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
@@ -123,24 +124,6 @@ fn cut<T: Serialize>(items: Vec<T>, part: fn(Vec<T>) -> ResultPart, parts: &mut 
     if !run.is_empty() {
         parts.push(part(run));
     }
-}
-
-/// How many bytes `value` takes as JSON, counted without writing them.
-fn json_len<T: Serialize>(value: &T) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing to a counter cannot fail, and the types here all serialise.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }
 
 /// What the worker is doing with a large file.

@@ -67,7 +67,7 @@ fn the_core_in_wasm_rescores_a_report_like_native() {
 }
 
 #[wasm_bindgen_test]
-fn the_core_in_wasm_analyses_a_trace_like_the_reference() {
+fn the_core_in_wasm_analyzes_a_trace_like_the_reference() {
     let FileResult::Trace(trace) = analyze(HEALTHCARE_TRACE) else { panic!("not analysed") };
     let r = &trace.report;
     assert_eq!((r.wsl, r.rho_s, r.risk_index, r.privacy_score, r.blocked), (11, 25, 0.44, 56, true));

@@ -43,7 +43,7 @@ fn every_sample_is_listed_and_loads_consistently() {
 }
 
 #[test]
-fn every_sample_trace_is_listed_and_analyses_to_the_reference_numbers() {
+fn every_sample_trace_is_listed_and_analyzes_to_the_reference_numbers() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples");
     let mut on_disk: Vec<String> = std::fs::read_dir(dir.join("traces"))
         .unwrap()

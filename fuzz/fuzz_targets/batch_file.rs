@@ -5,7 +5,7 @@
 
 use agentrisk::batch::table::{markdown_batch, rate_cells, rate_rows, run_cells, to_csv};
 use agentrisk::batch::{
-    channel_level_leaks, detect_kind, load_batch_file, read_scorecard, summarise, GroupBy, Scorecard,
+    channel_level_leaks, detect_kind, load_batch_file, read_scorecard, summarize, GroupBy, Scorecard,
 };
 use agentrisk::stats::{IntervalMethod, Rate};
 use agentrisk_fuzz::{default_config, input};
@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(file) = load_batch_file("fuzz/input.json", "fuzz", data, &input(default_config())) else { return };
     assert_eq!(file.kind, kind, "the kind a look at the head gives is the kind read");
     let method = IntervalMethod::new(0.95, false).expect("0.95 is a valid confidence");
-    let summary = summarise(&file.runs, &file.redteam, method, Some(GroupBy::Agent));
+    let summary = summarize(&file.runs, &file.redteam, method, Some(GroupBy::Agent));
     let summary_json = serde_json::to_string(&summary).expect("a summary serialises");
     assert_eq!(summary.runs, file.runs.len() as u64);
     for row in rate_rows(&summary) {
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     // The viewer adopts a scorecard's own settings when they are valid.
     if let Some(settings) = file.settings {
         if let Ok(own) = IntervalMethod::new(settings.confidence, settings.continuity_correction) {
-            let summary = summarise(&file.runs, &file.redteam, own, settings.group_by);
+            let summary = summarize(&file.runs, &file.redteam, own, settings.group_by);
             rate_rows(&summary).iter().for_each(|row| check_rate(&row.rate));
             let _ = markdown_batch(&summary, &own);
         }
@@ -37,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
     // The scorecard of this batch reads back to the same summary.
     let scorecard = Scorecard::new(file.runs, file.redteam, method, Some(GroupBy::Agent)).to_json();
     let rows = read_scorecard(scorecard.as_bytes()).expect("our scorecard reads back");
-    let again = summarise(&rows.runs, &rows.redteam_results, method, Some(GroupBy::Agent));
+    let again = summarize(&rows.runs, &rows.redteam_results, method, Some(GroupBy::Agent));
     assert_eq!(serde_json::to_string(&again).expect("a summary serialises"), summary_json);
 });
 

@@ -13,7 +13,7 @@ use agentrisk::batch::table::{
     RUN_HEADER,
 };
 use agentrisk::batch::{
-    channel_level_leaks, group_key, summarise, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard,
+    channel_level_leaks, group_key, summarize, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard,
 };
 use agentrisk::config::WhatIf;
 use agentrisk::stats::IntervalMethod;
@@ -63,7 +63,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
         let (rows, redteam) = (props.rows.clone(), props.redteam.clone());
         use_memo((rows, redteam, settings), move |(rows, redteam, settings)| {
             let facts: Vec<RunFacts> = rows.iter().map(|r| r.facts.clone()).collect();
-            summarise(&facts, redteam, method, settings.group_by)
+            summarize(&facts, redteam, method, settings.group_by)
         })
     };
     let focus = use_state(|| None::<String>);

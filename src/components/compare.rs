@@ -4,7 +4,7 @@
 use crate::components::text::shown;
 use crate::state::{BatchRow, BatchSettings, FileEntry, FileStatus};
 use agentrisk::batch::table::{interval_text, percent};
-use agentrisk::batch::{summarise, RunFacts};
+use agentrisk::batch::{summarize, RunFacts};
 use agentrisk::compare::{compare_groups, compare_runs, LeakedSecret};
 use agentrisk::stats::IntervalMethod;
 use std::rc::Rc;
@@ -38,7 +38,7 @@ pub fn compare_view(props: &CompareProps) -> Html {
         IntervalMethod::new(props.settings.confidence, props.settings.continuity_correction).unwrap_or_default();
     let summary = {
         let facts: Vec<RunFacts> = props.rows.iter().map(|r| r.facts.clone()).collect();
-        summarise(&facts, &[], method, props.settings.group_by)
+        summarize(&facts, &[], method, props.settings.group_by)
     };
     let groups: Vec<String> = summary.groups.keys().cloned().collect();
     let choices = options(props, &groups);

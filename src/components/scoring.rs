@@ -6,6 +6,7 @@
 
 use crate::components::download::download;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
+use agentrisk::detect::Builtin;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -101,7 +102,6 @@ impl Form {
 }
 
 /// One detector's switch within the toggles.
-type Toggle = fn(&mut DetectorToggles) -> &mut bool;
 
 #[function_component(ScoringPanel)]
 pub fn scoring_panel(props: &ScoringProps) -> Html {
@@ -144,23 +144,15 @@ pub fn scoring_panel(props: &ScoringProps) -> Html {
         });
         text(format!("vault-l{}", i + 1), format!("L{}", i + 1), form.levels[i].clone(), on)
     });
-    let toggles: [(&'static str, Toggle); 6] = [
-        ("pii", |d| &mut d.pii),
-        ("secrets", |d| &mut d.secrets),
-        ("healthcare", |d| &mut d.healthcare),
-        ("finance", |d| &mut d.finance),
-        ("hr", |d| &mut d.hr),
-        ("keyname", |d| &mut d.keyname),
-    ];
-    let detector_fields = toggles.into_iter().map(|(name, field)| {
+    let detector_fields = Builtin::ALL.into_iter().map(|detector| {
         let form = form.clone();
-        let mut current = form.detectors;
-        let checked = *field(&mut current);
+        let checked = form.detectors.get(detector);
         let onchange = Callback::from(move |e: Event| {
             let mut next = (*form).clone();
-            *field(&mut next.detectors) = e.target_unchecked_into::<HtmlInputElement>().checked();
+            next.detectors.set(detector, e.target_unchecked_into::<HtmlInputElement>().checked());
             form.set(next);
         });
+        let name = detector.key();
         html! { <label><input id={format!("detector-{name}")} type="checkbox" {checked} {onchange} />{ format!(" {name}") }</label> }
     });
     let on_block = {

@@ -3,7 +3,7 @@
 
 use crate::progress;
 use agentrisk::batch::table::{rate_cells, rate_header, rate_rows, to_text};
-use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult, Scorecard};
+use agentrisk::batch::{load_batch_file, summarize, GroupBy, RunFacts, RunResult, Scorecard};
 use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::AnalysisInput;
 use agentrisk::stats::IntervalMethod;
@@ -196,7 +196,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
 
     let written = match args.output() {
         Output::Table => {
-            let summary = summarise(&runs, &redteam, method, group_by);
+            let summary = summarize(&runs, &redteam, method, group_by);
             let mut text = format!(
                 "{} runs{} from {} files{} · {}\n\n",
                 summary.runs,
@@ -218,7 +218,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
             write_stdout(&text)
         }
         Output::Json => {
-            let summary = summarise(&runs, &redteam, method, group_by);
+            let summary = summarize(&runs, &redteam, method, group_by);
             match serde_json::to_string_pretty(&summary) {
                 Ok(json) => write_stdout(&(json + "\n")),
                 Err(e) => Err(e.to_string()),

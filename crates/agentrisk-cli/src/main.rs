@@ -141,11 +141,8 @@ fn score_args_from_cli(cli: ScoreCli) -> Result<ScoreArgs, String> {
         ..defaults
     };
     // Either gate flag names the runs' gate; without them it is not known.
-    let gate = if cli.fail_below.is_some() || cli.no_block_on_critical {
-        GateSettings::Pinned
-    } else {
-        GateSettings::Unknown
-    };
+    let gate =
+        if cli.fail_below.is_some() || cli.no_block_on_critical { GateSettings::Pinned } else { GateSettings::Unknown };
     let what_if = match cli.config {
         None => None,
         Some(path) => {

@@ -49,7 +49,7 @@ fn close(v: &Value, want: f64) -> bool {
 }
 
 #[test]
-fn the_example_traces_summarise_to_the_reference_verdicts() {
+fn the_example_traces_summarize_to_the_reference_verdicts() {
     let dir = batch_dir("examples", &[]);
     let o = agentrisk(&["batch", dir.to_str().unwrap(), "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));

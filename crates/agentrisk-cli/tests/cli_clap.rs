@@ -92,7 +92,7 @@ fn every_command_help_ends_with_examples() {
         assert!(batch.contains(flag), "{flag} in:\n{batch}");
     }
     let score = stdout(&agentrisk(&["score", "--help"]));
-    for flag in ["--json", "--fail-below <N>", "[default: 40]", "--no-block-on-critical", "-c, --config"] {
+    for flag in ["--json", "--fail-below <N>", "(default 40)", "--no-block-on-critical", "-c, --config"] {
         assert!(score.contains(flag), "{flag} in:\n{score}");
     }
 }

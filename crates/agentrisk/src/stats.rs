@@ -508,7 +508,7 @@ mod tests {
     }
 
     #[test]
-    fn rate_serialises_with_nulls_for_zero_trials() {
+    fn rate_serializes_with_nulls_for_zero_trials() {
         let method = IntervalMethod::default();
         let empty = Rate::new(0, 0, &method).unwrap();
         assert_eq!(serde_json::to_string(&empty).unwrap(), r#"{"k":0,"n":0,"rate":null,"lower":null,"upper":null}"#);

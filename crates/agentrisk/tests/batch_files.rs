@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agentrisk::batch::{
-    channel_level_leaks, detect_kind, load_batch_file, read_scorecard, summarise, BatchFileError, FileKind, GroupBy,
+    channel_level_leaks, detect_kind, load_batch_file, read_scorecard, summarize, BatchFileError, FileKind, GroupBy,
     RunFacts, RunSource, Scorecard,
 };
 use agentrisk::config::AnalysisConfig;
@@ -130,7 +130,7 @@ fn trace_metadata_makes_a_redteam_record() {
         .collect();
     assert_eq!(record.detected_on_primary, on_output);
     assert_eq!(record.risk_index, 0.5833);
-    let summary = summarise(&[run], &[], IntervalMethod::default(), None);
+    let summary = summarize(&[run], &[], IntervalMethod::default(), None);
     let redteam = summary.redteam.unwrap();
     assert_eq!(redteam.runs, 1);
     assert_eq!(redteam.asr.k, u64::from(record.is_success()));
@@ -169,7 +169,7 @@ fn a_scorecard_reads_back_to_the_same_batch() {
         (settings.confidence, settings.continuity_correction, settings.group_by),
         (0.9, true, Some(GroupBy::Agent))
     );
-    let again = summarise(&file.runs, &file.redteam, method, Some(GroupBy::Agent));
+    let again = summarize(&file.runs, &file.redteam, method, Some(GroupBy::Agent));
     assert_eq!(again, card.summary);
 }
 

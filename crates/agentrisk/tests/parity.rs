@@ -54,7 +54,7 @@ fn canaries(case: &Path) -> Option<Canaries> {
 }
 
 /// Removes what is not compared and turns our-wording fields into counts.
-fn normalise(mut r: Value) -> Value {
+fn normalize(mut r: Value) -> Value {
     let obj = r.as_object_mut().expect("report object");
     if let Some(c) = obj.get_mut("compliance").and_then(Value::as_object_mut) {
         for fw in c.get_mut("frameworks").and_then(Value::as_array_mut).into_iter().flatten() {
@@ -305,7 +305,7 @@ fn every_case_and_config_matches_the_reference() {
                         assert!(theirs.get(key).is_some(), "{label}: the reference report has no {key}");
                     }
                     let ours = serde_json::to_value(&report).unwrap();
-                    let d = diff(&normalise(ours), &normalise(theirs));
+                    let d = diff(&normalize(ours), &normalize(theirs));
                     if !d.is_empty() {
                         failures.push(format!("{label}: report differs\n{}", d.join("\n")));
                     } else {

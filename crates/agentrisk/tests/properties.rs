@@ -13,7 +13,7 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use agentrisk::batch::{load_batch_file, summarise, GroupBy, RunFacts, RunResult, Scorecard};
+use agentrisk::batch::{load_batch_file, summarize, GroupBy, RunFacts, RunResult, Scorecard};
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use agentrisk::detect::luhn;
 use agentrisk::model::Report;
@@ -227,14 +227,14 @@ impl GenConfig {
 
 // ---------------------------------------------------------------- helpers
 
-fn analyse_at(bytes: &[u8], config: &AnalysisConfig, generated_at: &str) -> Report {
+fn analyze_at(bytes: &[u8], config: &AnalysisConfig, generated_at: &str) -> Report {
     let trace = parse_trace(bytes).unwrap();
     let input = AnalysisInput { config, canaries: None, env: &|_| None, generated_at: generated_at.to_owned() };
     report_from_trace(&trace, &input).unwrap()
 }
 
-fn analyse(bytes: &[u8], config: &AnalysisConfig) -> Report {
-    analyse_at(bytes, config, "2026-01-01T00:00:00Z")
+fn analyze(bytes: &[u8], config: &AnalysisConfig) -> Report {
+    analyze_at(bytes, config, "2026-01-01T00:00:00Z")
 }
 
 /// The report's JSON with the clock masked: `generated_at` and the
@@ -261,16 +261,16 @@ fn batch_json(files: &[(String, &str, Vec<u8>)]) -> (String, String) {
         redteam.extend(file.redteam);
     }
     let method = IntervalMethod::new(0.9, true).unwrap();
-    let summary = summarise(&runs, &redteam, method, Some(GroupBy::Agent));
+    let summary = summarize(&runs, &redteam, method, Some(GroupBy::Agent));
     let scorecard = Scorecard::new(runs, redteam, method, Some(GroupBy::Folder));
-    (normalised(serde_json::to_value(&summary).unwrap()), normalised(serde_json::to_value(&scorecard.summary).unwrap()))
+    (normalized(serde_json::to_value(&summary).unwrap()), normalized(serde_json::to_value(&scorecard.summary).unwrap()))
 }
 
 /// `value` with the red-team lists sorted: the reference lists attack
 /// classes, families and channels in order of first appearance before its
 /// stable sort by rate (spec 5.2), and ELR per run in input order, so only
 /// their order may follow the files' order — never a number.
-fn normalised(mut value: Value) -> String {
+fn normalized(mut value: Value) -> String {
     if let Some(redteam) = value.get_mut("redteam").and_then(Value::as_object_mut) {
         for list in redteam.values_mut().filter_map(Value::as_array_mut) {
             list.sort_by_key(|item| item.to_string());
@@ -301,14 +301,14 @@ proptest! {
     /// Analysing the same trace twice gives byte-identical reports, and a
     /// different clock changes nothing but `generated_at` and what hashes it.
     #[test]
-    fn analysing_a_trace_twice_gives_the_same_report(trace in trace(), setup in gen_config()) {
+    fn analyzing_a_trace_twice_gives_the_same_report(trace in trace(), setup in gen_config()) {
         let config = setup.to_config();
         let bytes = trace.to_json();
-        let first = serde_json::to_string(&analyse(&bytes, &config)).unwrap();
-        let second = serde_json::to_string(&analyse(&bytes, &config)).unwrap();
+        let first = serde_json::to_string(&analyze(&bytes, &config)).unwrap();
+        let second = serde_json::to_string(&analyze(&bytes, &config)).unwrap();
         prop_assert_eq!(&first, &second);
-        let later = analyse_at(&bytes, &config, "2027-06-30T12:34:56Z");
-        prop_assert_eq!(masked_json(&analyse(&bytes, &config)), masked_json(&later));
+        let later = analyze_at(&bytes, &config, "2027-06-30T12:34:56Z");
+        prop_assert_eq!(masked_json(&analyze(&bytes, &config)), masked_json(&later));
         prop_assert_eq!(later.generated_at, "2027-06-30T12:34:56Z");
     }
 
@@ -317,7 +317,7 @@ proptest! {
     #[test]
     fn headline_numbers_stay_in_range(trace in trace(), setup in gen_config()) {
         let config = setup.to_config();
-        let report = analyse(&trace.to_json(), &config);
+        let report = analyze(&trace.to_json(), &config);
         prop_assert!((0.0..=1.0).contains(&report.risk_index), "RI {}", report.risk_index);
         prop_assert!((0..=100).contains(&report.privacy_score), "score {}", report.privacy_score);
         prop_assert!(report.wsl >= 0 && report.wsl <= report.rho_s.max(0));
@@ -351,14 +351,14 @@ proptest! {
     ) {
         let setup = GenConfig { vault: explicit_vault.then_some([150; 4]), channels: None };
         let config = setup.to_config();
-        let before = analyse(&trace.to_json(), &config);
+        let before = analyze(&trace.to_json(), &config);
 
         let leak = json!({"channel": channel.as_str(), "source": "agent", "target": "crm",
                           "content": "forwarding zq.fresh@leak-check.test as asked"});
         let mut doc: Value = serde_json::from_slice(&trace.to_json()).unwrap();
         let events = doc["events"].as_array_mut().unwrap();
         events.insert(at.index(events.len() + 1), leak);
-        let after = analyse(&serde_json::to_vec(&doc).unwrap(), &config);
+        let after = analyze(&serde_json::to_vec(&doc).unwrap(), &config);
 
         prop_assert!(after.summary.leaked_secrets > before.summary.leaked_secrets,
             "{} leaked before, {} after", before.summary.leaked_secrets, after.summary.leaked_secrets);
@@ -420,11 +420,11 @@ proptest! {
     /// per-channel risk cannot follow new weights: then a note says so and
     /// the headline numbers still agree.
     #[test]
-    fn re_scoring_a_report_equals_analysing_its_trace_again(trace in trace(), yaml in scoring_yaml()) {
+    fn re_scoring_a_report_equals_analyzing_its_trace_again(trace in trace(), yaml in scoring_yaml()) {
         let bytes = trace.to_json();
         let config = config_from_yaml(&yaml).unwrap();
-        let stored = analyse(&bytes, &AnalysisConfig::default());
-        let direct = analyse(&bytes, &config);
+        let stored = analyze(&bytes, &AnalysisConfig::default());
+        let direct = analyze(&bytes, &config);
         let what_if = report_what_if(&stored, &config).unwrap();
         if what_if.notes.is_empty() {
             prop_assert_eq!(scored(&what_if.report), scored(&direct));
@@ -455,7 +455,7 @@ proptest! {
             .enumerate()
             .map(|(i, (trace, as_report, folder))| {
                 let bytes = trace.to_json();
-                let bytes = if *as_report { serde_json::to_vec(&analyse(&bytes, &config)).unwrap() } else { bytes };
+                let bytes = if *as_report { serde_json::to_vec(&analyze(&bytes, &config)).unwrap() } else { bytes };
                 (format!("{}/file{i}.json", FOLDERS[*folder]), FOLDERS[*folder], bytes)
             })
             .collect();
@@ -499,7 +499,7 @@ fn every_piece_is_detected_as_its_data_type() {
                 pieces: vec![piece.clone(), Piece::Chatter(0)],
             }],
         };
-        let report = analyse(&trace.to_json(), &AnalysisConfig::default());
+        let report = analyze(&trace.to_json(), &AnalysisConfig::default());
         let types: Vec<&str> = report.findings.iter().map(|f| &*f.data_type).collect();
         assert!(types.contains(&data_type), "{} gave {types:?}", piece.text());
         assert_eq!(report.summary.leaked_secrets, 1, "{} gave {types:?}", piece.text());
@@ -520,6 +520,6 @@ fn every_piece_is_detected_as_its_data_type() {
             })
             .collect(),
     };
-    let report = analyse(&chatter.to_json(), &AnalysisConfig::default());
+    let report = analyze(&chatter.to_json(), &AnalysisConfig::default());
     assert_eq!((report.risk_index, report.privacy_score, report.verdict.as_str()), (0.0, 100, "Pass"));
 }

@@ -32,7 +32,7 @@ fn analyze(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> File
     analyze_file(bytes, name, folder, None, &generated_at, &|_| {})
 }
 
-fn analysed(bytes: &[u8]) -> AnalyzedTrace {
+fn analyzed(bytes: &[u8]) -> AnalyzedTrace {
     match analyze(bytes, "file.json", "", CLOCK.to_owned()) {
         FileResult::Trace(trace) => *trace,
         FileResult::Report(_) | FileResult::Batch(_) => panic!("not read as a trace"),
@@ -90,7 +90,7 @@ fn every_example_trace_gives_the_reference_report_and_masks_its_leaked_values() 
     for case in cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(case.join("trace.json")).unwrap();
-        let trace = analysed(&bytes);
+        let trace = analyzed(&bytes);
 
         // Exactly the core's report with no config file: keeping raw values
         // for masking and dropping them after changes nothing else; only the
@@ -169,7 +169,7 @@ fn every_example_trace_gives_the_reference_report_and_masks_its_leaked_values() 
 #[test]
 fn the_healthcare_trace_lists_its_events_with_leaked_values_redacted() {
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases/ex_healthcare_trace");
-    let trace = analysed(&std::fs::read(case.join("trace.json")).unwrap());
+    let trace = analyzed(&std::fs::read(case.join("trace.json")).unwrap());
     let memo = &trace.events[3];
     assert_eq!(memo.event_id, "evt_004");
     assert_eq!(memo.finding_ids, ["finding_012", "finding_013", "finding_011"]);
@@ -211,7 +211,7 @@ fn a_large_trace_sends_a_bounded_event_list_and_cut_texts() {
     events[9] = serde_json::json!({"event_id": "e9", "channel": "log", "source": "app", "target": "stdout",
         "content": "mail to jean.tremblay@example.com"});
     let bytes = serde_json::to_vec(&serde_json::json!({"run_id": "big", "events": events})).unwrap();
-    let trace = analysed(&bytes);
+    let trace = analyzed(&bytes);
     assert_eq!(
         (trace.events.len(), trace.events_total, trace.events_left_out()),
         (EVENT_LIMIT, EVENT_LIMIT + 250, 250)
@@ -233,7 +233,7 @@ fn a_trace_with_many_findings_sends_the_most_severe_first_and_counts_them_all() 
     events[n - 2] = serde_json::json!({"channel": "tool_call", "content": "ssn 123-45-6789"});
     let bytes = serde_json::to_vec(&serde_json::json!({"run_id": "many", "events": events})).unwrap();
     let full = default_report(&bytes);
-    let trace = analysed(&bytes);
+    let trace = analyzed(&bytes);
     assert_eq!((trace.report.findings.len(), trace.findings_total), (FINDING_LIMIT, full.findings.len()));
     assert!(full.findings.len() >= n);
     // The numbers are those of the whole report; the list is its head.
@@ -270,7 +270,7 @@ fn a_value_holding_a_lone_surrogate_still_loads_but_its_text_is_withheld() {
     // default report can be written; the raw value cannot be, so the values
     // to mask are unknown and no event text is sent.
     let bytes = br#"{"run_id": "s", "events": [{"channel": "log", "content": "password: ab\ud800cdefgh123"}]}"#;
-    let trace = analysed(bytes);
+    let trace = analyzed(bytes);
     assert_eq!(trace.report, as_listed(default_report(bytes)));
     assert_eq!(trace.report.findings[0].redacted_value, "ab********23");
     assert!(trace.text_withheld);
@@ -281,7 +281,7 @@ fn a_value_holding_a_lone_surrogate_still_loads_but_its_text_is_withheld() {
 fn every_run_carries_its_batch_facts_and_batch_files_load_as_rows() {
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases");
     let trace = std::fs::read(cases.join("ex_finance_trace").join("trace.json")).unwrap();
-    let run = analysed(&trace);
+    let run = analyzed(&trace);
     // INDEX.md: ex_finance_trace leaks 6 of 8 secrets, RI 0.6957, blocked.
     assert_eq!((run.facts.leaked_secrets, run.facts.vault_secrets, run.facts.risk_index), (6, 8, 0.6957));
     assert!(run.facts.blocked && run.facts.event_channels.is_some());
@@ -355,7 +355,7 @@ fn case_file(case: &str, file: &str) -> Vec<u8> {
 /// analyse what it holds again with them, refused ones change nothing, and
 /// a forgotten file is gone.
 #[test]
-fn a_workspace_analyses_its_files_again_under_new_settings() {
+fn a_workspace_analyzes_its_files_again_under_new_settings() {
     let mut ws = Workspace::new();
     let trace = case_file("ex_healthcare_trace", "trace.json");
     let report = case_file("ex_healthcare_trace", "report.default.json");
@@ -399,7 +399,7 @@ fn a_trace_carries_the_gate_and_its_reasons_from_the_pipeline() {
     use agentrisk::score::BlockReason;
     for case in example_cases() {
         let trace = std::fs::read(case.join("trace.json")).unwrap();
-        let t = analysed(&trace);
+        let t = analyzed(&trace);
         assert_eq!(t.report.blocked, !t.block_reasons.is_empty(), "{case:?}");
         let score = u8::try_from(t.report.privacy_score).unwrap();
         let below =
@@ -429,7 +429,7 @@ fn an_imported_config_gives_the_what_if_values_or_names_the_problem() {
 /// Each finding points at the first listed event it was found in.
 #[test]
 fn findings_point_at_their_events() {
-    let t = analysed(&case_file("ex_healthcare_trace", "trace.json"));
+    let t = analyzed(&case_file("ex_healthcare_trace", "trace.json"));
     let positions = t.event_of_finding();
     assert!(!t.report.findings.is_empty());
     for f in &t.report.findings {

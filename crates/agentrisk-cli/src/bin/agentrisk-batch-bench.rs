@@ -10,7 +10,7 @@
 #[path = "agentrisk-bench/synthetic.rs"]
 mod synthetic;
 
-use agentrisk::batch::{load_batch_file, read_scorecard, summarise, GroupBy, RunFacts, Scorecard};
+use agentrisk::batch::{load_batch_file, read_scorecard, summarize, GroupBy, RunFacts, Scorecard};
 use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::AnalysisInput;
 use agentrisk::stats::IntervalMethod;
@@ -60,7 +60,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let analyse = started.elapsed().as_secs_f64();
+    let analyze = started.elapsed().as_secs_f64();
 
     let method = IntervalMethod::default();
     let timed = |f: &dyn Fn() -> usize| {
@@ -68,14 +68,14 @@ fn main() -> ExitCode {
         let out = f();
         (started.elapsed().as_secs_f64(), out)
     };
-    let (plain, leaks) = timed(&|| summarise(&facts, &[], method, None).leak_rate.k as usize);
-    let (grouped, groups) = timed(&|| summarise(&facts, &[], method, Some(GroupBy::Folder)).groups.len());
+    let (plain, leaks) = timed(&|| summarize(&facts, &[], method, None).leak_rate.k as usize);
+    let (grouped, groups) = timed(&|| summarize(&facts, &[], method, Some(GroupBy::Folder)).groups.len());
     let card = Scorecard::new(facts.clone(), Vec::new(), method, Some(GroupBy::Folder)).to_json();
     let (write, _) = timed(&|| Scorecard::new(facts.clone(), Vec::new(), method, None).to_json().len());
     let (read, rows) = timed(&|| read_scorecard(card.as_bytes()).map_or(0, |rows| rows.runs.len()));
 
     println!("batch of {runs} runs × {events} events ({megabytes:.1} MB of traces), one thread, release build");
-    println!("  analyse every trace to run facts   {analyse:>8.3} s  ({:.0} runs/s)", runs as f64 / analyse);
+    println!("  analyse every trace to run facts   {analyze:>8.3} s  ({:.0} runs/s)", runs as f64 / analyze);
     println!("  summarise                          {plain:>8.4} s  ({leaks} runs leak)");
     println!("  summarise grouped by folder        {grouped:>8.4} s  ({groups} groups)");
     println!("  build + write scorecard JSON       {write:>8.4} s  ({:.1} MB)", card.len() as f64 / 1e6);

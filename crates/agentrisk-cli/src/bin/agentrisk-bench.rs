@@ -86,21 +86,21 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
 struct Measured {
     bytes: usize,
     parse: f64,
-    analyse: f64,
-    serialise: f64,
+    analyze: f64,
+    serialize: f64,
     peak_kib: u64,
     summary: String,
 }
 
 impl Measured {
     fn total(&self) -> f64 {
-        self.parse + self.analyse + self.serialise
+        self.parse + self.analyze + self.serialize
     }
 
     fn to_line(&self) -> String {
         format!(
             "RESULT {} {:.6} {:.6} {:.6} {} {}",
-            self.bytes, self.parse, self.analyse, self.serialise, self.peak_kib, self.summary
+            self.bytes, self.parse, self.analyze, self.serialize, self.peak_kib, self.summary
         )
     }
 
@@ -109,8 +109,8 @@ impl Measured {
         Some(Measured {
             bytes: parts.next()?.parse().ok()?,
             parse: parts.next()?.parse().ok()?,
-            analyse: parts.next()?.parse().ok()?,
-            serialise: parts.next()?.parse().ok()?,
+            analyze: parts.next()?.parse().ok()?,
+            serialize: parts.next()?.parse().ok()?,
             peak_kib: parts.next()?.parse().ok()?,
             summary: parts.next()?.to_owned(),
         })
@@ -151,7 +151,7 @@ fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
     let events = trace.events.len();
     let report = report_from_owned_trace(trace, &input).map_err(|e| e.to_string())?;
     let t2 = Instant::now();
-    let after_analyse = peak_kib().unwrap_or(0);
+    let after_analyze = peak_kib().unwrap_or(0);
     // The CLI writes the report to a file; here only its size is kept.
     let mut sink = ByteCount::default();
     serde_json::to_writer_pretty(&mut sink, &report).map_err(|e| e.to_string())?;
@@ -159,8 +159,8 @@ fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
     let measured = Measured {
         bytes: input_bytes,
         parse: (t1 - t0).as_secs_f64(),
-        analyse: (t2 - t1).as_secs_f64(),
-        serialise: (t3 - t2).as_secs_f64(),
+        analyze: (t2 - t1).as_secs_f64(),
+        serialize: (t3 - t2).as_secs_f64(),
         peak_kib: peak_kib().unwrap_or(0),
         summary: format!(
             "{} · score {} · RI {:.4} · {} findings ({:.2} per event) · {} leaked secrets · report {:.1} MB · \
@@ -174,7 +174,7 @@ fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
             sink.0 as f64 / 1e6,
             base as f64 * 1024.0 / 1e6,
             after_parse as f64 * 1024.0 / 1e6,
-            after_analyse as f64 * 1024.0 / 1e6,
+            after_analyze as f64 * 1024.0 / 1e6,
         ),
     };
     println!("{}", measured.to_line());
@@ -297,8 +297,8 @@ fn main() -> ExitCode {
         println!(
             "{events:>9} {mb:>9.2} {:>9.3} {:>9.3} {:>9.3} {total:>9.3} {:>8.2} {peak_mb:>10.1} {:>6.1}× {:>7.3}–{:<7.3}",
             m.parse,
-            m.analyse,
-            m.serialise,
+            m.analyze,
+            m.serialize,
             mb / total,
             peak_mb / mb,
             fastest,

@@ -65,7 +65,7 @@ pub mod table;
 pub use facts::{MetadataError, RunFacts, RunSource};
 pub use input::{detect_kind, facts_of_loaded, load_batch_file, BatchFile, BatchFileError, FileKind};
 pub use redteam::{
-    parse_redteam_results, summarise_redteam, AttackRate, ChannelLeakage, Place, RedTeamError, RedTeamSummary, RunElr,
+    parse_redteam_results, summarize_redteam, AttackRate, ChannelLeakage, Place, RedTeamError, RedTeamSummary, RunElr,
     RunResult,
 };
 pub use scorecard::{
@@ -200,25 +200,25 @@ pub struct LevelLeakRate {
 /// when `group_by` is given. The red-team metrics cover the runs' own
 /// red-team records (in run order) followed by `redteam`, the records read
 /// from red-team result files.
-pub fn summarise(
+pub fn summarize(
     runs: &[RunFacts],
     redteam: &[RunResult],
     method: IntervalMethod,
     group_by: Option<GroupBy>,
 ) -> BatchSummary {
     let all: Vec<&RunFacts> = runs.iter().collect();
-    let mut summary = summarise_runs(&all, &method);
+    let mut summary = summarize_runs(&all, &method);
     let records: Vec<RunResult> =
         runs.iter().filter_map(|r| r.redteam.clone()).chain(redteam.iter().cloned()).collect();
     if !records.is_empty() {
-        summary.redteam = Some(summarise_redteam(&records, &method));
+        summary.redteam = Some(summarize_redteam(&records, &method));
     }
     if let Some(by) = group_by {
         let mut members: BTreeMap<String, Vec<&RunFacts>> = BTreeMap::new();
         for run in runs {
             members.entry(group_key(run, by)).or_default().push(run);
         }
-        summary.groups = members.into_iter().map(|(key, runs)| (key, summarise_runs(&runs, &method))).collect();
+        summary.groups = members.into_iter().map(|(key, runs)| (key, summarize_runs(&runs, &method))).collect();
     }
     summary
 }
@@ -260,7 +260,7 @@ impl Tally {
     }
 }
 
-fn summarise_runs(runs: &[&RunFacts], method: &IntervalMethod) -> BatchSummary {
+fn summarize_runs(runs: &[&RunFacts], method: &IntervalMethod) -> BatchSummary {
     let mut leaked = Tally::default();
     let mut blocked = Tally::default();
     let mut verdicts = Verdict::ALL.map(|verdict| (verdict, Tally::default()));

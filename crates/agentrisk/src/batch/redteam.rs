@@ -146,7 +146,7 @@ const CLR_CHANNEL_ORDER: [&str; 7] =
     ["final_output", "inter_agent_message", "tool_call", "shared_memory", "log", "generated_file", "tool_response"];
 
 /// Computes every red-team metric of `results`.
-pub fn summarise_redteam(results: &[RunResult], method: &IntervalMethod) -> RedTeamSummary {
+pub fn summarize_redteam(results: &[RunResult], method: &IntervalMethod) -> RedTeamSummary {
     let mut asr = Tally::default();
     for result in results {
         asr.count(result.is_success());
@@ -527,7 +527,7 @@ mod tests {
     #[test]
     fn asr_overall_by_family_and_by_class() {
         let method = IntervalMethod::default();
-        let s = summarise_redteam(&sample(), &method);
+        let s = summarize_redteam(&sample(), &method);
         assert_eq!((s.runs, s.scenarios), (5, 4));
         // Successes: runs 2, 3 and 5 → 3/5.
         assert_eq!(s.asr, method.rate(3, 5).unwrap());
@@ -560,7 +560,7 @@ mod tests {
 
     #[test]
     fn elr_per_run_mean_and_median() {
-        let s = summarise_redteam(&sample(), &IntervalMethod::default());
+        let s = summarize_redteam(&sample(), &IntervalMethod::default());
         // 1/max(1,0) = 1, 2/8, 1/11, 0/10, 1/4.
         let per_run: Vec<(&str, u64, u64)> =
             s.elr_per_run.iter().map(|e| (e.scenario_id.as_str(), e.leaked, e.total)).collect();
@@ -571,14 +571,14 @@ mod tests {
         assert!(close(s.elr.mean.unwrap_or(f64::NAN), (1.5 + 1.0 / 11.0) / 5.0));
         assert_eq!((s.elr.min, s.elr.max), (Some(0.0), Some(1.0)));
         // Even count: drop the last run → 0, 1/11, 0.25, 1 → median (1/11 + 0.25) / 2.
-        let four = summarise_redteam(&sample()[..4], &IntervalMethod::default());
+        let four = summarize_redteam(&sample()[..4], &IntervalMethod::default());
         assert!(close(four.elr.median.unwrap_or(f64::NAN), (1.0 / 11.0 + 0.25) / 2.0));
     }
 
     #[test]
     fn clr_per_primary_channel() {
         let method = IntervalMethod::default();
-        let s = summarise_redteam(&sample(), &method);
+        let s = summarize_redteam(&sample(), &method);
         // tool_call 1/2 (found 0 + 2 → avg 1), final_output 1/2 (1 + 0 →
         // avg 0.5), custom_channel 1/1 (avg 1). The fixed order puts
         // final_output before tool_call although tool_call came first; the
@@ -591,11 +591,11 @@ mod tests {
 
     #[test]
     fn record_scores_and_empty_input() {
-        let s = summarise_redteam(&sample(), &IntervalMethod::default());
+        let s = summarize_redteam(&sample(), &IntervalMethod::default());
         // RI 0.2, 0.4, 0.5, 0, 1 → median 0.4; scores 80, 60, 50, 100, 0 → mean 58, median 60.
         assert_eq!(s.risk_index.median, Some(0.4));
         assert_eq!((s.privacy_score.mean, s.privacy_score.median), (Some(58.0), Some(60.0)));
-        let empty = summarise_redteam(&[], &IntervalMethod::default());
+        let empty = summarize_redteam(&[], &IntervalMethod::default());
         assert_eq!((empty.runs, empty.asr.n, empty.asr.rate), (0, 0, None));
         assert!(empty.asr_by_family.is_empty() && empty.clr_per_channel.is_empty() && empty.elr_per_run.is_empty());
         assert_eq!(empty.elr, ValueStats::default());

@@ -37,7 +37,7 @@
 //! recomputed from them at the reader's settings, so it cannot disagree
 //! with the rows. A version above 1 is refused with a message that says so.
 
-use super::{summarise, BatchSummary, GroupBy, RunFacts, RunResult};
+use super::{summarize, BatchSummary, GroupBy, RunFacts, RunResult};
 use crate::stats::IntervalMethod;
 use serde::{Deserialize, Serialize};
 
@@ -75,7 +75,7 @@ impl Scorecard {
         method: IntervalMethod,
         group_by: Option<GroupBy>,
     ) -> Scorecard {
-        let summary = summarise(&runs, &redteam_results, method, group_by);
+        let summary = summarize(&runs, &redteam_results, method, group_by);
         Scorecard {
             format: SCORECARD_FORMAT,
             version: SCORECARD_VERSION,

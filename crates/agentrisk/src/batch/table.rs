@@ -227,7 +227,7 @@ pub fn markdown_batch(summary: &super::BatchSummary, method: &IntervalMethod) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::summarise;
+    use crate::batch::summarize;
 
     #[test]
     fn csv_quotes_and_defuses_formulas() {
@@ -256,7 +256,7 @@ mod tests {
     #[test]
     fn an_empty_batch_has_sixteen_rows_of_no_rate() {
         // 2 (leak, block) + 4 verdicts + 6 disclosure channels + 4 levels.
-        let summary = summarise(&[], &[], IntervalMethod::default(), None);
+        let summary = summarize(&[], &[], IntervalMethod::default(), None);
         let rows = rate_rows(&summary);
         assert_eq!(rows.len(), 16);
         assert_eq!(rows[0].metric, "Leak rate");

@@ -367,7 +367,7 @@ mod tests {
     }
 
     #[test]
-    fn assertions_are_read_and_normalised() {
+    fn assertions_are_read_and_normalized() {
         let p = policy(
             "max_risk_index: '0.25'\nmax_findings: 3.0\nforbid_levels: [4, '3', 4, 3.0]\n\
              forbid_channels: [log, tool_call, log]\nforbid_data_types: [email, email]\n\

@@ -494,4 +494,3 @@ mod tests {
         assert!(full.contains("2.0 MB and this tab already holds 999.0 MB"), "{full}");
     }
 }
-

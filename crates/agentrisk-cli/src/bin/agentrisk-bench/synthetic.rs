@@ -664,11 +664,11 @@ mod tests {
             env: &env,
             generated_at: String::new(),
         };
-        let analyse = |events: usize| {
+        let analyze = |events: usize| {
             let trace = agentrisk::trace::parse_trace(&trace_json(events)).unwrap();
             agentrisk::pipeline::report_from_trace(&trace, &input).unwrap()
         };
-        let (small, large) = (analyse(960), analyse(4800));
+        let (small, large) = (analyze(960), analyze(4800));
         let per_event = large.findings.len() as f64 / 4800.0;
         assert!((0.35..=0.5).contains(&per_event), "{per_event} findings per event");
         // Five times the events: about five times the distinct secrets.
