@@ -12,7 +12,7 @@
 use crate::state::{BatchSettings, FindingFilters, Tab, ViewState};
 use agentrisk::batch::GroupBy;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
-use agentrisk::detect::Builtin;
+use agentrisk::config::Builtin;
 
 /// The hash for `view` (without the leading `#`); defaults are left out.
 pub fn to_hash(view: &ViewState) -> String {

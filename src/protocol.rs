@@ -12,9 +12,8 @@
 
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Finding, LeakPath};
-use agentrisk::pipeline::Stage;
 use agentrisk::util::json_len;
-use agentrisk::workspace::{EventRow, FileResult};
+use agentrisk::workspace::{EventRow, FileResult, Stage};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 

@@ -25,7 +25,7 @@ pub fn start() {
     // The handler lives as long as the worker.
     on_message.forget();
     // Compiled before the first file arrives, not while it waits.
-    let _ = agentrisk::pipeline::warm_up();
+    let _ = agentrisk::workspace::warm_up();
     post(&scope, &FromWorker::Ready);
 }
 
@@ -122,13 +122,13 @@ fn observed<T>(
     scope: &DedicatedWorkerGlobalScope,
     id: FileId,
     size: u64,
-    work: impl FnOnce(&str, &dyn Fn(agentrisk::pipeline::Progress)) -> T,
+    work: impl FnOnce(&str, &dyn Fn(agentrisk::workspace::Progress)) -> T,
 ) -> T {
     let started = js_sys::Date::now();
     // Posted at each new stage and each further percent; the page
     // receives them while this worker is still busy.
     let last: Cell<Option<(Phase, u8)>> = Cell::new(None);
-    let on_progress = |p: agentrisk::pipeline::Progress| {
+    let on_progress = |p: agentrisk::workspace::Progress| {
         let (phase, percent) = (Phase::from(p.stage), (p.overall() * 100.0).floor() as u8);
         if last.get() == Some((phase, percent)) || last.get().is_some_and(|(_, was)| was > percent) {
             return;

@@ -72,7 +72,7 @@ fn the_core_in_wasm_analyzes_a_trace_like_the_reference() {
     let r = &trace.report;
     assert_eq!((r.wsl, r.rho_s, r.risk_index, r.privacy_score, r.blocked), (11, 25, 0.44, 56, true));
     assert_eq!((trace.events.len(), trace.events_total, r.findings.len()), (7, 7, 6));
-    assert_eq!(trace.block_reasons, vec![agentrisk::score::BlockReason::CriticalLeak]);
+    assert_eq!(trace.block_reasons, vec![agentrisk::workspace::BlockReason::CriticalLeak]);
 }
 
 #[wasm_bindgen_test]

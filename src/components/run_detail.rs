@@ -12,7 +12,7 @@ use crate::state::{FindingFilters, Run};
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Level, Report};
 use agentrisk::report::{markdown_run, plain_summary};
-use agentrisk::score::BlockReason;
+use agentrisk::workspace::BlockReason;
 use std::collections::HashMap;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -6,7 +6,7 @@
 
 use crate::components::download::download;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
-use agentrisk::detect::Builtin;
+use agentrisk::config::Builtin;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};

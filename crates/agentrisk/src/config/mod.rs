@@ -26,7 +26,8 @@ pub use policy::{facet_matches, FlowRule, PolicyConfig, BUILTIN_TYPE_GROUPS};
 pub use whatif::{WhatIf, WhatIfVault};
 pub use yaml::{MAX_DEPTH, MAX_NODES};
 
-use crate::detect::Builtin;
+/// The built-in detectors the toggles switch, by name.
+pub use crate::detect::Builtin;
 use crate::model::{Channel, Severity};
 use crate::score::ScoringConfig;
 

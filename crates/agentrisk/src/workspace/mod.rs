@@ -25,12 +25,12 @@ use crate::config::{config_from_bytes, config_from_yaml, AnalysisConfig, ConfigE
 use crate::model::Report;
 use crate::pipeline::{detection_settings, load_any_observed, AnalysisError, AnalysisInput, LoadFileError, Loaded};
 use crate::report::report_what_if;
-use crate::score::BlockReason;
 use crate::{rescore_report_with_gate, Channel, GateSettings, Rescore, ScoringConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
-pub use crate::pipeline::Progress;
+pub use crate::pipeline::{warm_up, Progress, Stage};
+pub use crate::score::BlockReason;
 
 /// At most this many events of a trace are listed: a viewer shows them all
 /// as table rows, and tens of thousands of rows would make a page slow to
