@@ -135,6 +135,9 @@ test("with 40 runs loaded, no tab is wider than the window at 1366 and 1024 px, 
 
     await showTab(page, "tab-runs", "tr.run-row");
     await assertFits(page, `Runs tab at ${at}`);
+    // The run table itself fits too: no sideways scrolling to reach a run's check.
+    const table = await page.$eval(".runs .table-wrap", (w) => [w.scrollWidth, w.clientWidth]);
+    assert.ok(table[0] <= table[1], `${at}: the run table is ${table[0]} px wide in ${table[1]} px`);
     // Run ids and file names: a <wbr> after every separator, no other break.
     const cells = await lineBreaks(page, "tr.run-row td.run-id .ident, tr.run-row td.file .ident");
     assert.equal(cells.length, runs * 2);
