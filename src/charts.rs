@@ -15,6 +15,33 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Chart text.
 const FONT: &str = "sans-serif";
+/// Text sizes in CSS pixels as shown: the page draws each chart at the size
+/// it is shown at (no scaling), so these are what a reader sees at 100 %.
+const TITLE_PX: f64 = 15.0;
+/// Row labels (channel names).
+const LABEL_PX: f64 = 13.0;
+/// Axis ticks, legend values and notes: the smallest text on a chart.
+const SMALL_PX: f64 = 12.0;
+
+/// How a backend writes a text size. plotters' canvas backend sets the
+/// size as CSS pixels, but its SVG backend writes `font-size` as the size
+/// divided by 1.24 (an em-to-pixel guess of its own), which made 12-pixel
+/// labels come out at 9.7 pixels; SVG sizes are multiplied back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextUnits {
+    Svg,
+    Canvas,
+}
+
+impl TextUnits {
+    /// The plotters size that shows as `px` CSS pixels on this backend.
+    pub fn size(self, px: f64) -> f64 {
+        match self {
+            TextUnits::Svg => px * 1.24,
+            TextUnits::Canvas => px,
+        }
+    }
+}
 const INK: RGBColor = RGBColor(0x1f, 0x29, 0x37);
 const MUTED: RGBColor = RGBColor(0x6b, 0x72, 0x80);
 const PAPER: RGBColor = RGBColor(0xff, 0xff, 0xff);
@@ -90,7 +117,7 @@ pub struct Heatmap<'a> {
     pub cell_width: f64,
 }
 
-const LABEL_WIDTH: f64 = 150.0;
+const LABEL_WIDTH: f64 = 170.0;
 const LEGEND_WIDTH: f64 = 90.0;
 const TITLE_HEIGHT: f64 = 28.0;
 const AXIS_HEIGHT: f64 = 34.0;
@@ -111,7 +138,11 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 }
 
 /// Draws `map` over the whole of `area` and says where its cells are.
-pub fn draw_heatmap<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, map: &Heatmap<'_>) -> Result<Grid, String> {
+pub fn draw_heatmap<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap<'_>,
+    units: TextUnits,
+) -> Result<Grid, String> {
     let (width, height) = area.dim_in_pixel();
     area.fill(&PAPER).map_err(err)?;
     let columns = map.columns.len().max(1);
@@ -125,15 +156,16 @@ pub fn draw_heatmap<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, map: &Hea
         columns: map.columns.len(),
         rows: map.rows.len(),
     };
-    let text = |size: f64, colour: &'static RGBColor, h: HPos, v: VPos| {
-        TextStyle::from((FONT, size).into_font()).color(colour).pos(Pos::new(h, v))
+    let text = |px: f64, colour: &'static RGBColor, h: HPos, v: VPos| {
+        TextStyle::from((FONT, units.size(px)).into_font()).color(colour).pos(Pos::new(h, v))
     };
     let px = |x: f64, y: f64| (x.round() as i32, y.round() as i32);
 
-    area.draw(&Text::new(map.title.to_owned(), px(8.0, 8.0), text(14.0, &INK, HPos::Left, VPos::Top))).map_err(err)?;
+    area.draw(&Text::new(map.title.to_owned(), px(8.0, 8.0), text(TITLE_PX, &INK, HPos::Left, VPos::Top)))
+        .map_err(err)?;
     for (row, label) in map.rows.iter().enumerate() {
         let y = grid.top + (row as f64 + 0.5) * grid.cell_height;
-        area.draw(&Text::new(label.clone(), px(grid.left - 8.0, y), text(12.0, &INK, HPos::Right, VPos::Center)))
+        area.draw(&Text::new(label.clone(), px(grid.left - 8.0, y), text(LABEL_PX, &INK, HPos::Right, VPos::Center)))
             .map_err(err)?;
     }
     // Fills first, then thin separators where cells are wide enough.
@@ -157,12 +189,12 @@ pub fn draw_heatmap<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, map: &Hea
             }
         }
     }
-    // Column labels: all when they fit, else about one per 60 pixels.
-    let every = ((60.0 / grid.cell_width).ceil() as usize).max(1);
+    // Column labels: all when they fit, else about one per 64 pixels.
+    let every = ((64.0 / grid.cell_width).ceil() as usize).max(1);
     let axis_y = grid.top + grid.rows as f64 * grid.cell_height + 6.0;
     for (column, label) in map.columns.iter().enumerate().filter(|(c, _)| c % every == 0) {
         let x = grid.left + (column as f64 + 0.5) * grid.cell_width;
-        area.draw(&Text::new(label.clone(), px(x, axis_y), text(11.0, &MUTED, HPos::Center, VPos::Top)))
+        area.draw(&Text::new(label.clone(), px(x, axis_y), text(SMALL_PX, &MUTED, HPos::Center, VPos::Top)))
             .map_err(err)?;
     }
     // Legend: the scale from 0 (bottom) to the maximum (top).
@@ -180,7 +212,7 @@ pub fn draw_heatmap<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, map: &Hea
         area.draw(&Text::new(
             (map.format)(value),
             px(legend_x + 20.0, y),
-            text(11.0, &MUTED, HPos::Left, VPos::Center),
+            text(SMALL_PX, &MUTED, HPos::Left, VPos::Center),
         ))
         .map_err(err)?;
     }
@@ -194,10 +226,15 @@ pub fn heatmap_svg(map: &Heatmap<'_>, max_width: u32) -> Result<(String, Grid), 
     let size = heatmap_size(map, max_width);
     let grid = {
         let area = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        draw_heatmap(&area, map)?
+        draw_heatmap(&area, map, TextUnits::Svg)?
     };
     Ok((svg, grid))
 }
+
+/// The forest plot's width: it is shown at this size (see `TextUnits`).
+pub const FOREST_WIDTH: u32 = 680;
+/// Room for a row label such as `inter_agent_message (n=1000)` at 13 px.
+const FOREST_LABEL_WIDTH: i32 = 220;
 
 /// One row of the forest plot.
 pub struct ForestRow {
@@ -209,23 +246,24 @@ pub struct ForestRow {
 /// A forest plot of shares with their intervals and a reference line at
 /// `threshold` (a share), as SVG text.
 pub fn forest_svg(title: &str, rows: &[ForestRow], threshold: f64) -> Result<String, String> {
-    let width = 640u32;
-    let height = (TITLE_HEIGHT + rows.len() as f64 * ROW_HEIGHT + 60.0) as u32;
+    let units = TextUnits::Svg;
+    let width = FOREST_WIDTH;
+    let height = (TITLE_HEIGHT + rows.len() as f64 * ROW_HEIGHT + 68.0) as u32;
     let mut svg = String::new();
     {
         let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         area.fill(&PAPER).map_err(err)?;
-        let text = |size: f64, colour: &'static RGBColor, h: HPos, v: VPos| {
-            TextStyle::from((FONT, size).into_font()).color(colour).pos(Pos::new(h, v))
+        let text = |px: f64, colour: &'static RGBColor, h: HPos, v: VPos| {
+            TextStyle::from((FONT, units.size(px)).into_font()).color(colour).pos(Pos::new(h, v))
         };
-        area.draw(&Text::new(title.to_owned(), (8, 8), text(14.0, &INK, HPos::Left, VPos::Top))).map_err(err)?;
+        area.draw(&Text::new(title.to_owned(), (8, 8), text(TITLE_PX, &INK, HPos::Left, VPos::Top))).map_err(err)?;
         let n = rows.len().max(1) as f64;
         let mut chart = ChartBuilder::on(&area)
             .margin_top(TITLE_HEIGHT as i32)
             .margin_right(24)
             .margin_left(8)
-            .x_label_area_size(40)
-            .y_label_area_size(LABEL_WIDTH as i32 + 30)
+            .x_label_area_size(48)
+            .y_label_area_size(FOREST_LABEL_WIDTH)
             .build_cartesian_2d(0f64..1f64, 0f64..n)
             .map_err(err)?;
         chart
@@ -235,8 +273,8 @@ pub fn forest_svg(title: &str, rows: &[ForestRow], threshold: f64) -> Result<Str
             .x_labels(6)
             .x_label_formatter(&|x| format!("{:.0}%", x * 100.0))
             .x_desc("share of runs that leaked on the channel")
-            .axis_desc_style((FONT, 12).into_font().color(&MUTED))
-            .label_style((FONT, 11).into_font().color(&MUTED))
+            .axis_desc_style((FONT, units.size(SMALL_PX)).into_font().color(&MUTED))
+            .label_style((FONT, units.size(SMALL_PX)).into_font().color(&MUTED))
             .max_light_lines(1)
             .light_line_style(RGBColor(0xf3, 0xf4, 0xf6))
             .draw()
@@ -246,7 +284,7 @@ pub fn forest_svg(title: &str, rows: &[ForestRow], threshold: f64) -> Result<Str
         for (i, row) in rows.iter().enumerate() {
             let y = y_of(i);
             let (lx, ly) = chart.backend_coord(&(0.0, y));
-            area.draw(&Text::new(row.label.clone(), (lx - 8, ly), text(12.0, &INK, HPos::Right, VPos::Center)))
+            area.draw(&Text::new(row.label.clone(), (lx - 8, ly), text(LABEL_PX, &INK, HPos::Right, VPos::Center)))
                 .map_err(err)?;
             if let Some((rate, lower, upper)) = row.estimate {
                 chart
@@ -269,7 +307,7 @@ pub fn forest_svg(title: &str, rows: &[ForestRow], threshold: f64) -> Result<Str
                     .draw_series(std::iter::once(Text::new(
                         "no runs with events here".to_owned(),
                         (0.01, y),
-                        text(11.0, &MUTED, HPos::Left, VPos::Center),
+                        text(SMALL_PX, &MUTED, HPos::Left, VPos::Center),
                     )))
                     .map_err(err)?;
             }
@@ -282,7 +320,7 @@ pub fn forest_svg(title: &str, rows: &[ForestRow], threshold: f64) -> Result<Str
         area.draw(&Text::new(
             format!("threshold {:.0}%", limit * 100.0),
             (tx + 4, ty + 2),
-            text(11.0, &THRESHOLD, HPos::Left, VPos::Top),
+            text(SMALL_PX, &THRESHOLD, HPos::Left, VPos::Top),
         ))
         .map_err(err)?;
         area.present().map_err(err)?;
@@ -294,7 +332,7 @@ pub fn forest_svg(title: &str, rows: &[ForestRow], threshold: f64) -> Result<Str
 pub fn heatmap_canvas(canvas: web_sys::HtmlCanvasElement, map: &Heatmap<'_>) -> Result<Grid, String> {
     let backend = plotters_canvas::CanvasBackend::with_canvas_object(canvas)
         .ok_or_else(|| "cannot draw the chart: the canvas has no 2D context".to_owned())?;
-    draw_heatmap(&backend.into_drawing_area(), map)
+    draw_heatmap(&backend.into_drawing_area(), map, TextUnits::Canvas)
 }
 
 #[cfg(test)]
@@ -363,5 +401,43 @@ mod tests {
         assert!(svg.contains("tool_call (n=10)") && svg.contains("log (n=0)"));
         assert!(svg.contains("threshold 25%") && svg.contains("no runs with events here"));
         assert!(svg.contains("<circle"));
+        assert!(svg.starts_with(&format!("<svg width=\"{FOREST_WIDTH}\"")), "{}", &svg[..80]);
+    }
+
+    /// Every `font-size` an SVG chart sets, in pixels.
+    fn font_sizes(svg: &str) -> Vec<f64> {
+        svg.split("font-size=\"")
+            .skip(1)
+            .map(|rest| rest.split('"').next().and_then(|v| v.parse().ok()).unwrap_or(f64::NAN))
+            .collect()
+    }
+
+    #[test]
+    fn svg_chart_text_is_at_least_12_pixels() {
+        let rows: Vec<String> = ["inter_agent_message", "log"].map(String::from).to_vec();
+        let columns: Vec<String> = (1..=40).map(|i| format!("#{i}")).collect();
+        let values = vec![vec![Some(0.5), None]; 40];
+        let (svg, _) = heatmap_svg(&sample(&rows, &columns, &values), 900).unwrap();
+        let sizes = font_sizes(&svg);
+        // Title, two row labels, the column labels drawn, two legend values.
+        assert!(sizes.len() > 5, "{sizes:?}");
+        // (The SVG backend's division leaves float noise: 13.000000000000002.)
+        let near = |px: f64| sizes.iter().any(|s| (s - px).abs() < 1e-9);
+        assert!(sizes.iter().all(|&s| s >= SMALL_PX - 1e-9), "{sizes:?}");
+        assert!(near(SMALL_PX) && near(LABEL_PX) && near(TITLE_PX), "{sizes:?}");
+
+        let forest =
+            forest_svg("Leak rate", &[ForestRow { label: "log (n=3)".into(), estimate: Some((0.3, 0.1, 0.6)) }], 0.5)
+                .unwrap();
+        let sizes = font_sizes(&forest);
+        assert!(sizes.len() > 8, "title, label, ticks, axis name, threshold: {sizes:?}");
+        assert!(sizes.iter().all(|&s| s >= SMALL_PX - 1e-9), "{sizes:?}");
+    }
+
+    #[test]
+    fn text_units_show_the_same_size_on_both_backends() {
+        // plotters' SVG backend divides by 1.24 when it writes the size.
+        assert_eq!(TextUnits::Svg.size(12.0) / 1.24, 12.0);
+        assert_eq!(TextUnits::Canvas.size(12.0), 12.0);
     }
 }

@@ -6,6 +6,7 @@
 use crate::charts::{forest_svg, ForestRow};
 use crate::components::download::download;
 use crate::components::heatmap::{HeatmapView, Unit};
+use crate::components::ident::ident;
 use crate::components::verdict_class;
 use crate::state::{BatchRow, BatchSettings};
 use agentrisk::batch::table::{
@@ -18,6 +19,7 @@ use agentrisk::batch::{
 use agentrisk::config::WhatIf;
 use agentrisk::stats::IntervalMethod;
 use agentrisk::{Channel, Level};
+use std::cmp::Ordering;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -47,10 +49,96 @@ fn disclosure_channels() -> Vec<Channel> {
     Channel::ALL.into_iter().filter(|c| c.is_disclosure()).collect()
 }
 
-/// How the run table is sorted: a column of [`RUN_HEADER`] and direction.
+/// A column of the batch run table, by name. The columns are those of the
+/// core's [`run_cells`], in its order, titled by its [`RUN_HEADER`] (a test
+/// checks that the two agree).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunColumn {
+    File,
+    RunId,
+    Agent,
+    Scenario,
+    RiskIndex,
+    PrivacyScore,
+    Verdict,
+    Blocked,
+    LeakedSecrets,
+    VaultSecrets,
+    LeakedByLevel,
+}
+
+impl RunColumn {
+    /// In table order.
+    const ALL: [RunColumn; 11] = [
+        RunColumn::File,
+        RunColumn::RunId,
+        RunColumn::Agent,
+        RunColumn::Scenario,
+        RunColumn::RiskIndex,
+        RunColumn::PrivacyScore,
+        RunColumn::Verdict,
+        RunColumn::Blocked,
+        RunColumn::LeakedSecrets,
+        RunColumn::VaultSecrets,
+        RunColumn::LeakedByLevel,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            RunColumn::File => "File",
+            RunColumn::RunId => "Run id",
+            RunColumn::Agent => "Agent",
+            RunColumn::Scenario => "Scenario",
+            RunColumn::RiskIndex => "Risk Index",
+            RunColumn::PrivacyScore => "Privacy score",
+            RunColumn::Verdict => "Verdict",
+            RunColumn::Blocked => "Blocked",
+            RunColumn::LeakedSecrets => "Leaked secrets",
+            RunColumn::VaultSecrets => "Vault secrets",
+            RunColumn::LeakedByLevel => "Leaked L1/L2/L3/L4",
+        }
+    }
+
+    /// Identifiers from files, which wrap only at their separators.
+    fn is_identifier(self) -> bool {
+        matches!(self, RunColumn::File | RunColumn::RunId | RunColumn::Agent | RunColumn::Scenario)
+    }
+
+    fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            RunColumn::RiskIndex | RunColumn::PrivacyScore | RunColumn::LeakedSecrets | RunColumn::VaultSecrets
+        )
+    }
+
+    /// Two runs in ascending order of this column: numbers as numbers (the
+    /// unrounded RI), leaks by level from the most severe (L4 first), a run
+    /// with no scenario before any with one.
+    fn compare(self, a: &RunFacts, b: &RunFacts) -> Ordering {
+        let severity = |f: &RunFacts| {
+            let p = f.level_profile;
+            (p.l4, p.l3, p.l2, p.l1)
+        };
+        match self {
+            RunColumn::File => a.file.cmp(&b.file),
+            RunColumn::RunId => a.run_id.cmp(&b.run_id),
+            RunColumn::Agent => a.agent_name.cmp(&b.agent_name),
+            RunColumn::Scenario => a.scenario_id.cmp(&b.scenario_id),
+            RunColumn::RiskIndex => a.risk_index.total_cmp(&b.risk_index),
+            RunColumn::PrivacyScore => a.privacy_score.cmp(&b.privacy_score),
+            RunColumn::Verdict => a.verdict.cmp(&b.verdict),
+            RunColumn::Blocked => a.blocked.cmp(&b.blocked),
+            RunColumn::LeakedSecrets => a.leaked_secrets.cmp(&b.leaked_secrets),
+            RunColumn::VaultSecrets => a.vault_secrets.cmp(&b.vault_secrets),
+            RunColumn::LeakedByLevel => severity(a).cmp(&severity(b)),
+        }
+    }
+}
+
+/// How the run table is sorted: a column and a direction.
 #[derive(Clone, Copy, PartialEq)]
 struct Sort {
-    column: usize,
+    column: RunColumn,
     descending: bool,
 }
 
@@ -67,7 +155,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
         })
     };
     let focus = use_state(|| None::<String>);
-    let sort = use_state(|| Sort { column: 0, descending: false });
+    let sort = use_state(|| Sort { column: RunColumn::File, descending: false });
 
     // The group whose charts and tables are shown (all runs by default).
     let focus_key = focus.as_ref().filter(|k| summary.groups.contains_key(*k)).cloned();
@@ -455,21 +543,13 @@ fn remove_button(row: &BatchRow, on_remove: &Callback<u32>) -> Html {
 
 /// The runs in table order: by group (when grouped), then by the sort column.
 fn sorted_rows<'a>(rows: &[&'a BatchRow], sort: Sort, group_by: Option<GroupBy>) -> Vec<&'a BatchRow> {
-    let mut keyed: Vec<(String, [String; 11], &BatchRow)> = rows
-        .iter()
-        .map(|r| (group_by.map(|by| group_key(&r.facts, by)).unwrap_or_default(), run_cells(&r.facts), *r))
-        .collect();
-    let numeric = matches!(sort.column, 4 | 5 | 8 | 9);
+    let mut keyed: Vec<(String, &BatchRow)> =
+        rows.iter().map(|r| (group_by.map(|by| group_key(&r.facts, by)).unwrap_or_default(), *r)).collect();
     keyed.sort_by(|a, b| {
-        let by_value = if numeric {
-            let n = |cells: &[String; 11]| cells[sort.column].parse::<f64>().unwrap_or(f64::NEG_INFINITY);
-            n(&a.1).total_cmp(&n(&b.1))
-        } else {
-            a.1[sort.column].cmp(&b.1[sort.column])
-        };
+        let by_value = sort.column.compare(&a.1.facts, &b.1.facts);
         a.0.cmp(&b.0).then(if sort.descending { by_value.reverse() } else { by_value })
     });
-    keyed.into_iter().map(|(_, _, r)| r).collect()
+    keyed.into_iter().map(|(_, r)| r).collect()
 }
 
 fn runs_csv(rows: &[&BatchRow], group_by: Option<GroupBy>) -> String {
@@ -494,13 +574,13 @@ fn run_table(
 ) -> Html {
     let channels = disclosure_channels();
     let current = **sort;
-    let head = |i: usize, title: &str| {
+    let head = |column: RunColumn| {
         let sort = sort.clone();
         let onclick = Callback::from(move |_: MouseEvent| {
-            let descending = current.column == i && !current.descending;
-            sort.set(Sort { column: i, descending });
+            let descending = current.column == column && !current.descending;
+            sort.set(Sort { column, descending });
         });
-        let state = if current.column == i {
+        let state = if current.column == column {
             if current.descending {
                 "descending"
             } else {
@@ -509,7 +589,11 @@ fn run_table(
         } else {
             "none"
         };
-        html! { <th scope="col" aria-sort={state}><button type="button" class="sort" {onclick}>{ title }</button></th> }
+        html! {
+            <th scope="col" class={classes!(column.is_numeric().then_some("num"))} aria-sort={state}>
+                <button type="button" class="sort" {onclick}>{ column.title() }</button>
+            </th>
+        }
     };
     html! {
         <section class="chart-block" aria-labelledby="batch-runs-title">
@@ -521,14 +605,18 @@ fn run_table(
                 <table id="batch-run-table" class="batch-run-table">
                     <thead><tr>
                         if group_by.is_some() { <th scope="col">{ "Group" }</th> }
-                        { for RUN_HEADER.iter().enumerate().map(|(i, h)| head(i, h)) }
+                        { for RunColumn::ALL.into_iter().map(head) }
                         { for channels.iter().map(|c| html! { <th scope="col" class="num">{ format!("RI {}", c.as_str()) }</th> }) }
                         <th scope="col"><span class="visually-hidden">{ "Remove" }</span></th>
                     </tr></thead>
                     <tbody>{ for rows.iter().take(RUN_ROWS_SHOWN).map(|r| html! {
                         <tr data-run-id={r.facts.run_id.clone()}>
-                            if let Some(by) = group_by { <td>{ group_key(&r.facts, by) }</td> }
-                            { for run_cells(&r.facts).into_iter().map(|c| html! { <td>{ c }</td> }) }
+                            if let Some(by) = group_by { <td>{ ident(&group_key(&r.facts, by)) }</td> }
+                            { for RunColumn::ALL.into_iter().zip(run_cells(&r.facts)).map(|(column, text)| match column {
+                                _ if column.is_identifier() => html! { <td>{ ident(&text) }</td> },
+                                _ if column.is_numeric() => html! { <td class="num">{ text }</td> },
+                                _ => html! { <td>{ text }</td> },
+                            }) }
                             { for channels.iter().map(|&c| html! { <td class="num">{ format_ri(r.facts.ri_on(c)) }</td> }) }
                             <td class="remove">{ remove_button(r, on_remove) }</td>
                         </tr>
@@ -536,5 +624,55 @@ fn run_table(
                 </table>
             </div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_run_table_columns_are_the_cores_in_its_order() {
+        assert_eq!(RunColumn::ALL.map(RunColumn::title), RUN_HEADER);
+    }
+
+    fn row(run_id: &str, risk_index: f64, levels: [u64; 4], folder: &str) -> BatchRow {
+        let [l1, l2, l3, l4] = levels;
+        let facts = serde_json::json!({
+            "file": format!("{run_id}.json"), "folder": folder, "source": "trace", "run_id": run_id,
+            "risk_index": risk_index, "privacy_score": 100 - (risk_index * 100.0) as i64, "verdict": "Fail",
+            "blocked": false, "leaked_secrets": l1 + l2 + l3 + l4, "vault_secrets": 9,
+            "level_profile": { "L1": l1, "L2": l2, "L3": l3, "L4": l4 }, "vault_level_profile": {},
+            "channel_ri": {}, "channel_leaks": {}, "event_channels": null,
+        });
+        match serde_json::from_value(facts) {
+            Ok(facts) => BatchRow { file_id: None, facts },
+            Err(e) => panic!("test facts for {run_id}: {e}"),
+        }
+    }
+
+    fn ids(rows: &[&BatchRow]) -> Vec<String> {
+        rows.iter().map(|r| r.facts.run_id.clone()).collect()
+    }
+
+    #[test]
+    fn the_run_table_sorts_by_the_named_column_with_numbers_as_numbers() {
+        let rows =
+            [row("b", 0.25, [5, 0, 0, 0], "x"), row("a", 0.125, [0, 0, 0, 1], "y"), row("c", 1.0, [0, 2, 0, 0], "x")];
+        let all: Vec<&BatchRow> = rows.iter().collect();
+        let by = |column, descending| ids(&sorted_rows(&all, Sort { column, descending }, None));
+        assert_eq!(by(RunColumn::RunId, false), ["a", "b", "c"]);
+        assert_eq!(by(RunColumn::RiskIndex, false), ["a", "b", "c"]);
+        assert_eq!(by(RunColumn::RiskIndex, true), ["c", "b", "a"]);
+        // 0.125 rounds to 0.1250 but its privacy score is the highest.
+        assert_eq!(by(RunColumn::PrivacyScore, false), ["c", "b", "a"]);
+        // An L4 leak outranks five L1 leaks, whatever the counts' text says.
+        assert_eq!(by(RunColumn::LeakedByLevel, true), ["a", "c", "b"]);
+        assert_eq!(by(RunColumn::LeakedSecrets, true), ["b", "c", "a"]);
+        // Grouped: by group first, then the column within each group.
+        let grouped = sorted_rows(&all, Sort { column: RunColumn::RiskIndex, descending: true }, Some(GroupBy::Folder));
+        assert_eq!(ids(&grouped), ["c", "b", "a"]);
+        let grouped = sorted_rows(&all, Sort { column: RunColumn::RunId, descending: false }, Some(GroupBy::Folder));
+        assert_eq!(ids(&grouped), ["b", "c", "a"]);
     }
 }

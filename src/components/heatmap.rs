@@ -5,11 +5,48 @@
 //! cell emits its column.
 
 use crate::charts::{heatmap_canvas, heatmap_size, heatmap_svg, Grid, Heatmap};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement};
 use yew::prelude::*;
 
-/// The widest the chart is drawn; CSS scales it down to the page.
+/// The widest the chart is drawn.
 const MAX_WIDTH: u32 = 1400;
+/// The chart's frame (`.chart .plot`'s border, both sides), in CSS pixels.
+const FRAME: i32 = 2;
+
+/// The width in CSS pixels that a chart inside `node`'s parent may take,
+/// read when it mounts and again on each window resize; `None` before the
+/// first reading. Charts are drawn at this width rather than drawn wide and
+/// scaled down by CSS, which shrank their text below a readable size.
+#[hook]
+fn use_available_width(node: NodeRef) -> Option<u32> {
+    let width = use_state_eq(|| None::<u32>);
+    {
+        let width = width.clone();
+        use_effect_with(node, move |node| {
+            let node = node.clone();
+            let measure = move || {
+                let parent = node.cast::<HtmlElement>().and_then(|e| e.parent_element());
+                if let Some(px) = parent.map(|p| p.client_width() - FRAME).filter(|px| *px > 0) {
+                    width.set(Some(px as u32));
+                }
+            };
+            measure();
+            let listener = Closure::<dyn Fn()>::new(measure);
+            let window = web_sys::window();
+            if let Some(w) = &window {
+                let _ = w.add_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(w) = window {
+                    let _ = w.remove_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
+    *width
+}
 
 #[derive(Properties, PartialEq)]
 pub struct HeatmapProps {
@@ -93,10 +130,13 @@ impl HeatmapProps {
 pub fn heatmap_view(props: &HeatmapProps) -> Html {
     let cursor = use_state(|| None::<(usize, usize)>);
     let canvas_ref = use_node_ref();
+    let chart_ref = use_node_ref();
     let drawn = use_state(|| None::<Result<Grid, String>>);
+    let available = use_available_width(chart_ref.clone());
+    let max_width = available.map(|px| px.min(MAX_WIDTH));
 
     let legend = |v: f64| props.unit.legend(v);
-    let (width, height) = heatmap_size(&props.map(&legend), MAX_WIDTH);
+    let (width, height) = heatmap_size(&props.map(&legend), max_width.unwrap_or(MAX_WIDTH));
     let status = match *cursor {
         Some((c, r)) => props.describe(c, r),
         None if props.canvas => {
@@ -108,10 +148,17 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
     {
         let canvas_ref = canvas_ref.clone();
         let drawn = drawn.clone();
-        let key =
-            (props.canvas, props.values.clone(), props.rows.clone(), props.columns.clone(), props.max, props.unit);
+        let key = (
+            props.canvas,
+            props.values.clone(),
+            props.rows.clone(),
+            props.columns.clone(),
+            props.max,
+            props.unit,
+            max_width,
+        );
         let cell_width = props.cell_width;
-        use_effect_with(key, move |(canvas, values, rows, columns, max, unit)| {
+        use_effect_with(key, move |(canvas, values, rows, columns, max, unit, _)| {
             if let (true, Some(element)) = (*canvas, canvas_ref.cast::<HtmlCanvasElement>()) {
                 let legend = |v: f64| unit.legend(v);
                 let map = Heatmap { title: "", rows, columns, values, max: *max, format: &legend, cell_width };
@@ -144,7 +191,10 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
         });
     }
 
-    let body = if props.canvas {
+    let body = if max_width.is_none() {
+        // Not measured yet: drawn once the width is known, before it is painted.
+        html! {}
+    } else if props.canvas {
         let grid = match &*drawn {
             Some(Ok(grid)) => Some(*grid),
             _ => None,
@@ -219,7 +269,7 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
             </div>
         }
     } else {
-        match heatmap_svg(&props.map(&legend), MAX_WIDTH) {
+        match heatmap_svg(&props.map(&legend), max_width.unwrap_or(MAX_WIDTH)) {
             Ok((svg, grid)) => {
                 let cells = (0..grid.rows).flat_map(|r| (0..grid.columns).map(move |c| (c, r))).map(|(c, r)| {
                     let (x, y) = grid.origin(c, r);
@@ -267,7 +317,7 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
     };
 
     html! {
-        <div class="chart heatmap" id={props.id.clone()} data-render={if props.canvas { "canvas" } else { "svg" }}>
+        <div class="chart heatmap" id={props.id.clone()} ref={chart_ref} data-render={if props.canvas { "canvas" } else { "svg" }}>
             { body }
             <p class="chart-status" aria-live="polite">{ status }</p>
         </div>

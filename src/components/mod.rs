@@ -10,6 +10,7 @@ pub mod event_list;
 pub mod findings;
 pub mod flow;
 pub mod heatmap;
+pub mod ident;
 pub mod pager;
 pub mod run_detail;
 pub mod run_table;

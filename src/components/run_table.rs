@@ -1,4 +1,5 @@
 use crate::components::download::download;
+use crate::components::ident::ident;
 use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{FileEntry, FileStatus, Run};
@@ -136,7 +137,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             };
             html! {
                 <tr class="reading-row" data-file={entry.name.clone()}>
-                    <td class="file">{ shown(&entry.name) }</td>
+                    <td class="file">{ ident(&entry.name) }</td>
                     <td colspan="7" class="muted">{ bar }<span class="status" role="status">{ status }</span></td>
                     { remove }
                 </tr>
@@ -146,7 +147,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             let slug = if only.runs.is_empty() { "redteam" } else { "scorecard" };
             html! {
                 <tr class="batch-row" data-file={entry.name.clone()} data-kind={slug}>
-                    <td class="file">{ shown(&entry.name) }</td>
+                    <td class="file">{ ident(&entry.name) }</td>
                     <td colspan="7" class="muted">
                         { format!("{}: {} runs and {} red-team results, shown in the Batch tab", only.kind, only.runs.len(), only.redteam.len()) }
                     </td>
@@ -156,7 +157,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
         }
         FileStatus::Failed(message) => html! {
             <tr class="error-row" data-file={entry.name.clone()}>
-                <td class="file">{ shown(&entry.name) }</td>
+                <td class="file">{ ident(&entry.name) }</td>
                 <td colspan="7" class="error-message"><strong>{ "Not loaded: " }</strong>{ shown(message) }</td>
                 { remove }
             </tr>
@@ -238,9 +239,9 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     data-gate-note={gate_note}
                     data-rescored={rescored.is_some().to_string()}
                     onclick={on_click} onkeydown={on_key}>
-                    <td class="file">{ shown(&entry.name) }</td>
-                    <td class="mono">{ shown(&r.run_id) }</td>
-                    <td>{ shown(&r.agent_name) }</td>
+                    <td class="file">{ ident(&entry.name) }</td>
+                    <td class="mono run-id">{ ident(&r.run_id) }</td>
+                    <td>{ ident(&r.agent_name) }</td>
                     <td class="num">{ format_ri(r.risk_index) }</td>
                     <td class="num">{ r.privacy_score }</td>
                     <td><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></td>
