@@ -45,11 +45,13 @@ function options(argv) {
   return o;
 }
 
-/** The one wasm file in `dist` whose name starts with `bin` (Trunk names it `<bin>-<hash>_bg.wasm`). */
+/** The one wasm file of `bin` in `dist`: Trunk names the page's
+ * `<bin>-<hash>_bg.wasm` and a worker's `<bin>_bg.wasm`. */
 function wasmOf(dist, bin) {
-  const found = readdirSync(dist).filter((f) => f.startsWith(`${bin}-`) && f.endsWith("_bg.wasm"));
+  const name = new RegExp(`^${bin}(-[0-9a-f]+)?_bg\\.wasm$`);
+  const found = readdirSync(dist).filter((f) => name.test(f));
   if (found.length !== 1) {
-    throw new Error(`${dist}: expected one ${bin}-*_bg.wasm, found ${found.length ? found.join(", ") : "none"} (run with --build?)`);
+    throw new Error(`${dist}: expected one ${bin}[-hash]_bg.wasm, found ${found.length ? found.join(", ") : "none"} (run with --build?)`);
   }
   return join(dist, found[0]);
 }
