@@ -1,9 +1,11 @@
 //! A run's findings: filter by channel, level, data type, detector and
-//! party (source or target), search as text or as a regular expression,
-//! sort by any column, export exactly the rows the filters keep (every
-//! page). The table shows a page of rows at a time. Values are shown
-//! redacted; for a trace analysed here the full value of one finding is
-//! shown only after an explicit click on that finding.
+//! party (source or target), search as text (a case-insensitive substring)
+//! or as a regular expression (the browser's own `RegExp`, flags `iu`, so
+//! the page carries no regex engine of its own), sort by any column, export
+//! exactly the rows the filters keep (every page). The table shows a page
+//! of rows at a time. Values are shown redacted; for a trace analysed here
+//! the full value of one finding is shown only after an explicit click on
+//! that finding.
 
 use crate::components::download::download;
 use crate::components::event_list::finding_row_id;
@@ -13,6 +15,7 @@ use agentrisk::batch::table::to_csv;
 use agentrisk::model::Finding;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
+use wasm_bindgen::prelude::*;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -54,21 +57,49 @@ fn cell(f: &Finding, column: usize) -> String {
 
 pub use crate::state::FindingFilters as Filters;
 
+#[wasm_bindgen]
+extern "C" {
+    /// The browser's regular expressions: JavaScript syntax, and a pattern
+    /// that is not valid is an error rather than an exception.
+    #[wasm_bindgen(js_name = RegExp)]
+    type BrowserRegExp;
+    #[wasm_bindgen(catch, constructor, js_class = "RegExp")]
+    fn new(pattern: &str, flags: &str) -> Result<BrowserRegExp, JsValue>;
+    #[wasm_bindgen(method, js_class = "RegExp")]
+    fn test(this: &BrowserRegExp, text: &str) -> bool;
+}
+
+/// How the search matches a cell.
+enum Search {
+    /// A case-insensitive substring (held lowercased).
+    Text(String),
+    /// A case-insensitive regular expression.
+    Pattern(BrowserRegExp),
+}
+
+impl Search {
+    fn matches(&self, text: &str) -> bool {
+        match self {
+            Search::Text(needle) => text.to_lowercase().contains(needle.as_str()),
+            Search::Pattern(re) => re.test(text),
+        }
+    }
+}
+
 /// The search as a matcher, or why the regular expression is invalid.
-fn matcher(filters: &Filters) -> Result<Option<regex::Regex>, String> {
+fn matcher(filters: &Filters) -> Result<Option<Search>, String> {
     if filters.search.is_empty() {
         return Ok(None);
     }
-    let pattern = if filters.regex { filters.search.clone() } else { regex::escape(&filters.search) };
-    regex::RegexBuilder::new(&pattern)
-        .case_insensitive(true)
-        .size_limit(1 << 20)
-        .build()
-        .map(Some)
-        .map_err(|e| format!("Not a valid regular expression: {e}"))
+    if !filters.regex {
+        return Ok(Some(Search::Text(filters.search.to_lowercase())));
+    }
+    BrowserRegExp::new(&filters.search, "iu")
+        .map(|re| Some(Search::Pattern(re)))
+        .map_err(|e| format!("Not a valid regular expression: {}", crate::js_text(&e)))
 }
 
-fn keep(f: &Finding, filters: &Filters, search: Option<&regex::Regex>) -> bool {
+fn keep(f: &Finding, filters: &Filters, search: Option<&Search>) -> bool {
     let is = |want: &str, have: &str| want.is_empty() || want == have;
     let party = filters.party.to_lowercase();
     is(&filters.channel, f.channel.as_str())
@@ -76,7 +107,7 @@ fn keep(f: &Finding, filters: &Filters, search: Option<&regex::Regex>) -> bool {
         && is(&filters.data_type, &f.data_type)
         && is(&filters.detector, &f.detector)
         && (party.is_empty() || f.source.to_lowercase().contains(&party) || f.target.to_lowercase().contains(&party))
-        && search.is_none_or(|re| (0..COLUMNS.len()).any(|c| re.is_match(&cell(f, c))))
+        && search.is_none_or(|s| (0..COLUMNS.len()).any(|c| s.matches(&cell(f, c))))
 }
 
 #[function_component(FindingsTable)]
