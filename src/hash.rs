@@ -11,8 +11,8 @@
 
 use crate::state::{BatchSettings, FindingFilters, Tab, ViewState};
 use agentrisk::batch::GroupBy;
-use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
 use agentrisk::config::Builtin;
+use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
 
 /// The hash for `view` (without the leading `#`); defaults are left out.
 pub fn to_hash(view: &ViewState) -> String {

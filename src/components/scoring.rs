@@ -5,8 +5,8 @@
 //! from and exported as an `agentleak.yaml`.
 
 use crate::components::download::download;
-use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
 use agentrisk::config::Builtin;
+use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
