@@ -79,6 +79,7 @@ fn what_if_settings_are_in_force_once_the_worker_takes_them() {
 fn a_canary_set_file_is_no_run_and_the_set_in_force_follows_the_worker() {
     use agentrisk::workspace::{CanariesUsed, CanarySource};
     let state = Rc::new(State::default());
+    let queued = |id: u32, name: &str| Queued { id, name: name.into(), folder: String::new() };
     let state = state.reduce(Action::Queued(vec![queued(1, "a.json"), queued(2, "set.json")]));
     let result = analyze(br#"{"obvious": ["CANARY_X"], "semantic": ["a phrase", "another"]}"#);
     let FileResult::CanarySet(used) = result.clone() else { panic!("not a canary set: {result:?}") };
