@@ -9,7 +9,7 @@
 //! current what-if settings), and files already shown keep their results.
 
 use crate::protocol::{join_result, FromWorker, ResultPart, ToWorker};
-use agentrisk::workspace::size_refusal;
+use agentrisk::workspace::{size_refusal, FileResult};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::{Rc, Weak};
@@ -59,6 +59,9 @@ struct Inner {
     parts: BTreeMap<u32, Vec<ResultPart>>,
     /// The last what-if settings sent (`""`: the reference's defaults).
     settings: String,
+    /// The message that set the canary set in force (a picked file's
+    /// `ReadCanaries`, or a dropped file's `Open`), for a replacement worker.
+    canaries: Option<JsValue>,
     /// Counts the workers started; a dead worker's late events (its error
     /// after its panic message) carry an old number and are ignored.
     generation: u32,
@@ -90,6 +93,7 @@ impl Bridge {
             unfinished: BTreeSet::new(),
             parts: BTreeMap::new(),
             settings: String::new(),
+            canaries: None,
             generation: 0,
             stopped: None,
             retired: Vec::new(),
@@ -140,6 +144,22 @@ impl Bridge {
     /// what-if form's values (answered with `SettingsRead` or `SettingsUnreadable`).
     pub fn read_settings(&self, name: &str, bytes: Vec<u8>) {
         self.inner.borrow_mut().post(ToWorker::ReadSettings { name: name.to_owned(), bytes }.to_js());
+    }
+
+    /// Sends a picked canary-set file for the worker to apply (answered with
+    /// `Canaries` or `CanariesUnreadable`); kept for a replacement worker.
+    pub fn read_canaries(&self, name: &str, bytes: Vec<u8>) {
+        let mut inner = self.inner.borrow_mut();
+        let message = ToWorker::ReadCanaries { name: name.to_owned(), bytes };
+        inner.canaries = Some(message.to_js());
+        inner.post(message.to_js());
+    }
+
+    /// Asks the worker to drop its canary set.
+    pub fn clear_canaries(&self) {
+        let mut inner = self.inner.borrow_mut();
+        inner.canaries = None;
+        inner.post(ToWorker::ClearCanaries.to_js());
     }
 
     /// Tells the worker a file was removed, so it forgets its bytes.
@@ -202,6 +222,11 @@ fn received(inner: &Rc<RefCell<Inner>>, mut message: FromWorker) {
             }
             FromWorker::Done { id, result } => {
                 state.unfinished.remove(id);
+                // A dropped canary-set file is no run: a replacement worker
+                // gets it back as the canary set, not as a file.
+                if let (FileResult::CanarySet(_), Some(sent)) = (&*result, state.sent.remove(id)) {
+                    state.canaries = Some(file_message(*id, &sent));
+                }
                 if let Some(parts) = state.parts.remove(id) {
                     join_result(result, parts);
                 }
@@ -253,6 +278,9 @@ fn crashed(inner: &Rc<RefCell<Inner>>, id: Option<u32>, message: String) {
                     if !state.settings.is_empty() {
                         let settings = ToWorker::Settings { yaml: state.settings.clone() };
                         state.queue.push(settings.to_js());
+                    }
+                    if let Some(canaries) = state.canaries.clone() {
+                        state.queue.push(canaries);
                     }
                     let resend: Vec<JsValue> = state.sent.iter().map(|(id, sent)| file_message(*id, sent)).collect();
                     let ids: Vec<u32> = state.sent.keys().copied().collect();

@@ -13,7 +13,7 @@
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Finding, LeakPath};
 use agentrisk::util::json_len;
-use agentrisk::workspace::{EventRow, FileResult, Stage};
+use agentrisk::workspace::{CanariesUsed, EventRow, FileResult, Stage};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -45,6 +45,12 @@ pub enum FromWorker {
     /// An imported `agentleak.yaml` that cannot be used (naming the file,
     /// the key and the problem).
     SettingsUnreadable { message: String },
+    /// The canary set in force changed (a dropped or picked canary-set file,
+    /// or cleared: `None`); every trace is being analysed again.
+    Canaries { in_force: Option<CanariesUsed> },
+    /// A picked canary-set file that cannot be used (naming the file and
+    /// the place); the set in force stays.
+    CanariesUnreadable { message: String },
     /// The worker panicked, while working on file `id` if it knows; it
     /// cannot be trusted after that and is replaced.
     Crashed { id: Option<u32>, message: String },
@@ -208,6 +214,10 @@ pub enum ToWorker {
     ReadSettings { name: String, bytes: Vec<u8> },
     /// Drop file `id`.
     Forget { id: u32 },
+    /// Read a picked canary-set file and analyse every trace with it.
+    ReadCanaries { name: String, bytes: Vec<u8> },
+    /// Drop the canary set: each trace's own `metadata.canaries` applies.
+    ClearCanaries,
 }
 
 /// The keys of a [`ToWorker`] object, written and read only here.
@@ -228,6 +238,8 @@ mod kind {
     pub const SETTINGS: &str = "settings";
     pub const READ_SETTINGS: &str = "read_settings";
     pub const FORGET: &str = "forget";
+    pub const READ_CANARIES: &str = "read_canaries";
+    pub const CLEAR_CANARIES: &str = "clear_canaries";
 }
 
 impl ToWorker {
@@ -262,6 +274,12 @@ impl ToWorker {
                 set(key::KIND, kind::FORGET.into());
                 set(key::ID, (*id).into());
             }
+            ToWorker::ReadCanaries { name, bytes } => {
+                set(key::KIND, kind::READ_CANARIES.into());
+                set(key::NAME, name.into());
+                set(key::BYTES, js_sys::Uint8Array::from(bytes.as_slice()).into());
+            }
+            ToWorker::ClearCanaries => set(key::KIND, kind::CLEAR_CANARIES.into()),
         }
         object.into()
     }
@@ -277,6 +295,12 @@ impl ToWorker {
                 .map(|id| id as u32)
                 .ok_or_else(|| "message without a file id".to_owned())
         };
+        let bytes = || {
+            field(key::BYTES)
+                .dyn_into::<js_sys::Uint8Array>()
+                .map(|bytes| bytes.to_vec())
+                .map_err(|_| "message without the file's bytes".to_owned())
+        };
         match text(key::KIND)?.as_str() {
             kind::OPEN => {
                 let source = match field(key::BLOB).dyn_into::<web_sys::Blob>() {
@@ -286,13 +310,10 @@ impl ToWorker {
                 Ok(ToWorker::Open { id: id()?, name: text(key::NAME)?, folder: text(key::FOLDER)?, source })
             }
             kind::SETTINGS => Ok(ToWorker::Settings { yaml: text(key::YAML)? }),
-            kind::READ_SETTINGS => {
-                let bytes = field(key::BYTES)
-                    .dyn_into::<js_sys::Uint8Array>()
-                    .map_err(|_| "message without the file's bytes".to_owned())?;
-                Ok(ToWorker::ReadSettings { name: text(key::NAME)?, bytes: bytes.to_vec() })
-            }
+            kind::READ_SETTINGS => Ok(ToWorker::ReadSettings { name: text(key::NAME)?, bytes: bytes()? }),
             kind::FORGET => Ok(ToWorker::Forget { id: id()? }),
+            kind::READ_CANARIES => Ok(ToWorker::ReadCanaries { name: text(key::NAME)?, bytes: bytes()? }),
+            kind::CLEAR_CANARIES => Ok(ToWorker::ClearCanaries),
             other => Err(format!("unknown message kind {other:?}")),
         }
     }

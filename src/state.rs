@@ -5,7 +5,7 @@
 use agentrisk::batch::{GroupBy, RunFacts, RunResult};
 use agentrisk::config::WhatIf;
 use agentrisk::model::Report;
-use agentrisk::workspace::{AnalyzedTrace, BatchOnly, FileResult, LoadedReport};
+use agentrisk::workspace::{AnalyzedTrace, BatchOnly, CanariesUsed, FileResult, LoadedReport};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -162,6 +162,11 @@ pub struct State {
     /// The reviewer has not yet answered the prompt to open them.
     pub src_prompt: bool,
     pub finding_filters: FindingFilters,
+    /// The canary set in force (from a dropped or picked file); `None`:
+    /// each trace's own `metadata.canaries`, if any.
+    pub canaries: Option<CanariesUsed>,
+    /// Why the last picked canary-set file was refused, if it was.
+    pub canaries_problem: Option<String>,
 }
 
 impl Default for State {
@@ -179,6 +184,8 @@ impl Default for State {
             src: Vec::new(),
             src_prompt: false,
             finding_filters: FindingFilters::default(),
+            canaries: None,
+            canaries_problem: None,
         }
     }
 }
@@ -252,6 +259,10 @@ pub enum Action {
     /// The prompt for a link's `src=` files was answered.
     SrcAnswered,
     SetFindingFilters(FindingFilters),
+    /// The worker's canary set in force changed (`None`: cleared).
+    CanariesInForce(Option<CanariesUsed>),
+    /// A picked canary-set file was refused (naming the file and place).
+    CanariesUnreadable(String),
 }
 
 impl State {
@@ -308,17 +319,26 @@ impl Reducible for State {
             }
             Action::Finished { id, result } => {
                 let loaded = matches!(result, FileResult::Report(_) | FileResult::Trace(_));
-                if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
-                    if loaded && next.pending_run.as_ref() == Some(&entry.name) {
-                        next.pending_run = None;
-                        next.selected = Some(id);
+                let status = match result {
+                    FileResult::Report(loaded) => Some(FileStatus::Loaded(Run::Report(Rc::new(*loaded)))),
+                    FileResult::Trace(trace) => Some(FileStatus::Loaded(Run::Trace(Rc::new(*trace)))),
+                    FileResult::Batch(only) => Some(FileStatus::Batch(Rc::new(*only))),
+                    FileResult::Error { message } => Some(FileStatus::Failed(message)),
+                    // A canary-set file is no run: it leaves the file list,
+                    // and the What-if tab shows it (from the worker's `Canaries`).
+                    FileResult::CanarySet(_) => None,
+                };
+                match status {
+                    None => next.files.retain(|f| f.id != id),
+                    Some(status) => {
+                        if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
+                            if loaded && next.pending_run.as_ref() == Some(&entry.name) {
+                                next.pending_run = None;
+                                next.selected = Some(id);
+                            }
+                            entry.status = status;
+                        }
                     }
-                    entry.status = match result {
-                        FileResult::Report(loaded) => FileStatus::Loaded(Run::Report(Rc::new(*loaded))),
-                        FileResult::Trace(trace) => FileStatus::Loaded(Run::Trace(Rc::new(*trace))),
-                        FileResult::Batch(only) => FileStatus::Batch(Rc::new(*only)),
-                        FileResult::Error { message } => FileStatus::Failed(message),
-                    };
                 }
             }
             Action::WorkerReady => next.worker_ready = true,
@@ -375,6 +395,11 @@ impl Reducible for State {
                     next.tab = Tab::Runs;
                 }
             }
+            Action::CanariesInForce(in_force) => {
+                next.canaries = in_force;
+                next.canaries_problem = None;
+            }
+            Action::CanariesUnreadable(message) => next.canaries_problem = Some(message),
             Action::CloseRun => next.selected = None,
             Action::Remove(id) => {
                 next.files.retain(|f| f.id != id);

@@ -4,7 +4,7 @@
 
 use crate::js_text;
 use crate::protocol::{split_result, FromWorker, Phase, Progress, Source, ToWorker, PROGRESS_FROM_BYTES};
-use agentrisk::workspace::{size_refusal, what_if_from_file, FileId, FileResult, Workspace};
+use agentrisk::workspace::{size_refusal, what_if_from_file, CanarySetting, FileId, FileResult, Workspace};
 use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
@@ -74,7 +74,18 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
                 let result = observed(scope, id, bytes.len() as u64, |generated_at, progress| {
                     WORKSPACE.with_borrow_mut(|ws| ws.open(id, &name, &folder, bytes, generated_at, progress))
                 });
+                // A canary-set file is no run: the workspace took it as its
+                // canary set, and every trace is analysed with it again.
+                let in_force = match &result {
+                    FileResult::CanarySet(used) => Some((**used).clone()),
+                    _ => None,
+                };
                 post_result(scope, id, result);
+                if let Some(used) = in_force {
+                    post(scope, &FromWorker::Canaries { in_force: Some(used) });
+                    let traces = WORKSPACE.with_borrow(Workspace::held_traces);
+                    reanalyze(scope, traces);
+                }
             }
             Err(message) => post_result(scope, id, FileResult::Error { message }),
         },
@@ -91,6 +102,33 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
             Err(e) => post(scope, &FromWorker::SettingsUnreadable { message: format!("{name}: {e}") }),
         },
         ToWorker::Forget { id } => WORKSPACE.with_borrow_mut(|ws| ws.forget(id)),
+        ToWorker::ReadCanaries { name, bytes } => match CanarySetting::from_file(&name, &bytes) {
+            Ok(setting) => apply_canaries(scope, Some(setting)),
+            Err(e) => post(scope, &FromWorker::CanariesUnreadable { message: format!("{name}: {e}") }),
+        },
+        ToWorker::ClearCanaries => apply_canaries(scope, None),
+    }
+}
+
+/// Takes a canary set (`None`: each trace's own) and analyses every kept
+/// trace with it.
+fn apply_canaries(scope: &DedicatedWorkerGlobalScope, setting: Option<CanarySetting>) {
+    let in_force = setting.as_ref().map(CanarySetting::used);
+    let traces = WORKSPACE.with_borrow_mut(|ws| ws.set_canaries(setting));
+    post(scope, &FromWorker::Canaries { in_force });
+    reanalyze(scope, traces);
+}
+
+/// Analyses files `ids` again with the settings in force, posting each result.
+fn reanalyze(scope: &DedicatedWorkerGlobalScope, ids: Vec<FileId>) {
+    for id in ids {
+        let size = WORKSPACE.with_borrow(|ws| ws.held_size(id)).unwrap_or(0);
+        let result = observed(scope, id, size, |generated_at, progress| {
+            WORKSPACE.with_borrow(|ws| ws.reanalyze(id, generated_at, progress))
+        });
+        if let Some(result) = result {
+            post_result(scope, id, result);
+        }
     }
 }
 
@@ -102,15 +140,7 @@ fn apply_settings(scope: &DedicatedWorkerGlobalScope, yaml: &str) {
         Err(e) => post(scope, &FromWorker::SettingsRejected { message: e.to_string() }),
         Ok(held) => {
             post(scope, &FromWorker::SettingsApplied);
-            for id in held {
-                let size = WORKSPACE.with_borrow(|ws| ws.held_size(id)).unwrap_or(0);
-                let result = observed(scope, id, size, |generated_at, progress| {
-                    WORKSPACE.with_borrow(|ws| ws.reanalyze(id, generated_at, progress))
-                });
-                if let Some(result) = result {
-                    post_result(scope, id, result);
-                }
-            }
+            reanalyze(scope, held);
         }
     }
 }

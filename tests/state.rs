@@ -71,3 +71,31 @@ fn what_if_settings_are_in_force_once_the_worker_takes_them() {
         (Some("x.yaml: line 1: bad"), true)
     );
 }
+
+/// A dropped canary-set file leaves the file list (it is no run); the
+/// worker's `Canaries` puts it in force, a refused pick keeps it and says
+/// why, and clearing drops it.
+#[test]
+fn a_canary_set_file_is_no_run_and_the_set_in_force_follows_the_worker() {
+    use agentrisk::workspace::{CanariesUsed, CanarySource};
+    let state = Rc::new(State::default());
+    let queued = |id: u32, name: &str| Queued { id, name: name.into(), folder: String::new() };
+    let state = state.reduce(Action::Queued(vec![queued(1, "a.json"), queued(2, "set.json")]));
+    let result = analyze(br#"{"obvious": ["CANARY_X"], "semantic": ["a phrase", "another"]}"#);
+    let FileResult::CanarySet(used) = result.clone() else { panic!("not a canary set: {result:?}") };
+    let state = state.reduce(Action::Finished { id: 2, result });
+    assert_eq!(state.files.iter().map(|f| f.id).collect::<Vec<_>>(), [1]);
+    let state = state.reduce(Action::CanariesInForce(Some(*used)));
+    let expected = CanariesUsed {
+        source: CanarySource::Explicit { name: "file.json".into() },
+        obvious: 1,
+        realistic: 0,
+        semantic: 2,
+    };
+    assert_eq!(state.canaries, Some(expected));
+    let state = state.reduce(Action::CanariesUnreadable("bad.json: obvious[0]: expected a string, found null".into()));
+    assert_eq!(state.canaries.as_ref().map(|c| c.semantic), Some(2), "a refused file keeps the set in force");
+    assert!(state.canaries_problem.as_deref().is_some_and(|p| p.contains("obvious[0]")));
+    let state = state.reduce(Action::CanariesInForce(None));
+    assert_eq!((state.canaries.clone(), state.canaries_problem.clone()), (None, None));
+}

@@ -1,6 +1,7 @@
 use crate::bridge::{Bridge, Crash, Source};
 use crate::components::{
-    batch::BatchView, compare::CompareView, run_detail::RunDetail, run_table::RunTable, scoring::ScoringPanel,
+    batch::BatchView, canaries::CanaryPanel, compare::CompareView, run_detail::RunDetail, run_table::RunTable,
+    scoring::ScoringPanel,
 };
 use crate::dropped;
 use crate::hash::{from_hash, to_hash};
@@ -39,6 +40,10 @@ pub fn app() -> Html {
                     FromWorker::SettingsRejected { message } => on_result.dispatch(Action::WhatIfRejected(message)),
                     FromWorker::SettingsRead { what_if } => on_result.dispatch(Action::ApplyWhatIf(what_if)),
                     FromWorker::SettingsUnreadable { message } => on_result.dispatch(Action::WhatIfUnreadable(message)),
+                    FromWorker::Canaries { in_force } => on_result.dispatch(Action::CanariesInForce(in_force)),
+                    FromWorker::CanariesUnreadable { message } => {
+                        on_result.dispatch(Action::CanariesUnreadable(message))
+                    }
                     // The bridge handles a crash itself and calls `on_crash`,
                     // and puts a result's parts back before its `Done`.
                     FromWorker::Crashed { .. } | FromWorker::Part { .. } => {}
@@ -215,6 +220,22 @@ pub fn app() -> Html {
         Callback::from(move |(name, bytes): (String, Vec<u8>)| {
             if let Ok(bridge) = bridge.as_ref() {
                 bridge.read_settings(&name, bytes);
+            }
+        })
+    };
+    let on_pick_canaries = {
+        let bridge = bridge.clone();
+        Callback::from(move |(name, bytes): (String, Vec<u8>)| {
+            if let Ok(bridge) = bridge.as_ref() {
+                bridge.read_canaries(&name, bytes);
+            }
+        })
+    };
+    let on_clear_canaries = {
+        let bridge = bridge.clone();
+        Callback::from(move |()| {
+            if let Ok(bridge) = bridge.as_ref() {
+                bridge.clear_canaries();
             }
         })
     };
@@ -452,6 +473,7 @@ pub fn app() -> Html {
                         <CompareView files={state.files.clone()} rows={batch.0.clone()} settings={state.batch} />
                     } else {
                         <ScoringPanel applied={state.whatif.clone()} rejected={state.whatif_rejected.clone()} {on_apply} {on_import} />
+                        <CanaryPanel in_force={state.canaries.clone()} problem={state.canaries_problem.clone()} on_pick={on_pick_canaries} on_clear={on_clear_canaries} />
                     }
                 }
             </main>

@@ -403,7 +403,11 @@ fn rates_table(rates: &[agentrisk::batch::table::RateRow], header: &[String; 7])
 fn redteam_block(rt: &agentrisk::batch::RedTeamSummary) -> Html {
     let fixed = |v: Option<f64>| v.map_or_else(|| "—".to_owned(), |v| format!("{v:.4}"));
     html! {
-        <section class="redteam" aria-label="Red-team metrics">
+        <section class="redteam" aria-label="Red-team metrics" data-runs={rt.runs.to_string()}
+            data-scenarios={rt.scenarios.to_string()} data-asr={rt.asr.rate.map(|r| r.to_string()).unwrap_or_default()}
+            data-elr-mean={rt.elr.mean.map(|v| v.to_string()).unwrap_or_default()}
+            data-elr-median={rt.elr.median.map(|v| v.to_string()).unwrap_or_default()}
+            data-ri-mean={rt.risk_index.mean.map(|v| v.to_string()).unwrap_or_default()}>
             <h3>{ "Red-team metrics" }</h3>
             <p>{ format!(
                 "{} results over {} scenarios. Attack success rate {} ({} of {}). Exposure leak rate per run (expected types found over vault fields; a ratio, so no interval): mean {}, median {}, min {}, max {}.",

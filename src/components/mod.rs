@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod batch;
+pub mod canaries;
 pub mod compare;
 pub mod compliance;
 pub mod download;

@@ -121,6 +121,14 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                         { shown(&format!("{} · agent {} · scenario {} · {} events · project {}", props.file_name, r.agent_name, scenario, r.event_count, r.project)) }
                         if !r.generated_at.is_empty() { { format!(" · {when} {}", r.generated_at) } }
                     </p>
+                    if let Run::Trace(trace) = &props.run {
+                        <p class="muted" id="run-canaries">
+                            { match &trace.canaries {
+                                Some(used) => format!("canaries: {}", used.describe()),
+                                None => "canaries: none".to_owned(),
+                            } }
+                        </p>
+                    }
                 </div>
                 <div class="actions">
                     <button type="button" class="button" id="export-markdown" onclick={save_markdown}>{ "Markdown" }</button>

@@ -19,7 +19,9 @@ per-level leak rates, each as k of n with its Wilson score interval, RI and
 privacy score statistics, and red-team ASR/CLR/ELR where runs carry attack
 data. Traces, AgentLeak reports, agentrisk scorecards and red-team result
 files (JSON array or JSON Lines) may be mixed; folders are searched for
-.json and .jsonl files. A file that cannot be read is named on stderr and
+.json and .jsonl files. A trace is analysed with the canary set in its
+metadata.canaries, or with --canaries FILE when given (which wins);
+canary-set files met in a folder are skipped. A file that cannot be read is named on stderr and
 skipped; the rest are counted, and the exit status is then 2 (else 0).
 
 On a terminal, a bar on stderr counts the files read (not with -q).";
@@ -75,6 +77,9 @@ pub struct BatchArgs {
     /// agentleak.yaml for analysing traces
     #[arg(short = 'c', long = "config", value_name = "CONFIG")]
     config: Option<String>,
+    /// JSON file of canary values: {"obvious": [...], "realistic": [...], "semantic": [...]}; used for every trace instead of its own metadata.canaries
+    #[arg(long, value_name = "FILE")]
+    canaries: Option<String>,
     /// No progress bar on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -157,8 +162,18 @@ pub fn run(args: &BatchArgs) -> ExitCode {
             }
         },
     };
+    let canaries = match &args.canaries {
+        None => None,
+        Some(path) => match crate::run::canaries_from_file(path) {
+            Ok(set) => Some(set),
+            Err(message) => {
+                eprintln!("agentrisk: {path}: {message}");
+                return ExitCode::from(2);
+            }
+        },
+    };
     let env = |name: &str| std::env::var(name).ok();
-    let input = AnalysisInput { config: &config, canaries: None, env: &env, generated_at: String::new() };
+    let input = AnalysisInput { config: &config, canaries: canaries.as_ref(), env: &env, generated_at: String::new() };
 
     let (files, mut errors) = expand(&args.inputs);
     let mut runs: Vec<RunFacts> = Vec::new();

@@ -55,7 +55,7 @@ pub struct RunArgs {
     /// Block a run whose privacy score is below N (replaces the config's fail_below)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     fail_under: Option<i64>,
-    /// JSON file of canary values: {"obvious": [...], "realistic": [...], "semantic": [...]}
+    /// JSON file of canary values: {"obvious": [...], "realistic": [...], "semantic": [...]}; used instead of a trace's own metadata.canaries
     #[arg(long, value_name = "FILE")]
     canaries: Option<String>,
     /// No summary lines and no progress on stderr (errors still show)
@@ -87,24 +87,10 @@ fn setup(args: &RunArgs) -> Result<(AnalysisConfig, Option<Canaries>), String> {
     Ok((config, canaries))
 }
 
-fn canaries_from_file(path: &str) -> Result<Canaries, String> {
+/// A canary-set file, read by the core's rule; errors name the place in it.
+pub fn canaries_from_file(path: &str) -> Result<Canaries, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("line {}, column {}: invalid JSON", e.line(), e.column()))?;
-    let tier = |key: &str| -> Result<Vec<String>, String> {
-        match value.get(key) {
-            None => Ok(Vec::new()),
-            Some(serde_json::Value::Array(items)) => items
-                .iter()
-                .map(|v| v.as_str().map(String::from).ok_or_else(|| format!("{key}: every canary must be a string")))
-                .collect(),
-            Some(_) => Err(format!("{key}: expected a list of strings")),
-        }
-    };
-    if !value.is_object() {
-        return Err("expected an object with \"obvious\", \"realistic\" and \"semantic\" lists".into());
-    }
-    Ok(Canaries { obvious: tier("obvious")?, realistic: tier("realistic")?, semantic: tier("semantic")? })
+    Canaries::from_json_bytes(&bytes).map_err(|e| e.to_string())
 }
 
 /// A run id made safe as a file name: anything but letters, digits, `.`,

@@ -170,3 +170,109 @@ fn usage_errors_exit_two() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/run.json: cannot read"));
 }
+
+fn redteam(batch: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/redteam").join(batch)
+}
+
+/// The reference's `compute_metrics` of the healthcare batch
+/// (tests/fixtures/redteam/public_health_a1/expected.json), from the traces
+/// alone: each is analysed with its own metadata.canaries.
+#[test]
+fn red_team_traces_give_the_reference_metrics() {
+    let traces = redteam("public_health_a1").join("traces");
+    let o = agentrisk(&["batch", traces.to_str().unwrap(), "--json", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let rt = json(&o)["redteam"].clone();
+    let expected: Value =
+        serde_json::from_slice(&std::fs::read(redteam("public_health_a1").join("expected.json")).unwrap()).unwrap();
+    assert_eq!((rt["runs"].as_u64(), rt["scenarios"].as_u64()), (Some(10), Some(10)));
+    assert_eq!(rt["runs"], expected["total_runs"]);
+    assert_eq!(rt["scenarios"], expected["total_scenarios"]);
+    assert!(close(&rt["asr"]["rate"], expected["overall_asr"].as_f64().unwrap()));
+    assert!(close(&rt["elr"]["mean"], expected["mean_elr"].as_f64().unwrap()));
+    assert!(close(&rt["elr"]["median"], expected["median_elr"].as_f64().unwrap()));
+    assert!(close(&rt["risk_index"]["mean"], expected["mean_risk_index"].as_f64().unwrap()));
+    let clr: Vec<(String, u64, f64, f64)> = rt["clr_per_channel"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let n = c["n"].as_u64().unwrap();
+            (
+                c["channel"].as_str().unwrap().to_owned(),
+                n,
+                c["rate"].as_f64().unwrap(),
+                c["avg_leaked_fields"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, f64, f64)> = expected["clr_per_channel"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["channel"].as_str().unwrap().to_owned(),
+                c["run_count"].as_u64().unwrap(),
+                c["leak_rate"].as_f64().unwrap(),
+                c["avg_leaked_fields"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(clr, want);
+    let classes: Vec<(&str, u64, u64)> = rt["asr_by_class"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["id"].as_str().unwrap(), a["k"].as_u64().unwrap(), a["n"].as_u64().unwrap()))
+        .collect();
+    let want_classes: Vec<(&str, u64, u64)> = expected["asr_by_class"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["id"].as_str().unwrap(), a["successful"].as_u64().unwrap(), a["total"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(classes, want_classes);
+    let families: Vec<&str> =
+        rt["asr_by_family"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+    assert_eq!(families, ["F6", "F4", "F1", "F5", "F3", "F2"]);
+}
+
+/// `--canaries FILE` wins over each trace's own set: an empty set finds no
+/// canary, so each run leaks 8 of its 11 vault fields instead of 9.
+#[test]
+fn batch_canaries_flag_overrides_the_traces_own() {
+    let dir = std::env::temp_dir().join(format!("agentrisk-batch-canaries-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, r#"{"obvious": [], "realistic": [], "semantic": []}"#).unwrap();
+    let traces = redteam("public_health_a1").join("traces");
+    let o = agentrisk(&["batch", traces.to_str().unwrap(), "--json", "-q", "--canaries", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let rt = json(&o)["redteam"].clone();
+    let leaked: Vec<u64> =
+        rt["elr_per_run"].as_array().unwrap().iter().map(|e| e["leaked"].as_u64().unwrap()).collect();
+    assert_eq!(leaked, vec![8; 10]);
+    assert!(close(&rt["elr"]["mean"], 8.0 / 11.0));
+
+    // A malformed canary file is refused, naming the file and the place.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"obvious": ["x", 2]}"#).unwrap();
+    let o = agentrisk(&["batch", traces.to_str().unwrap(), "--canaries", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("bad.json: obvious[1]: expected a string, found a number"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A folder of canary-set files holds no runs: each file is read and skipped.
+#[test]
+fn canary_set_files_in_a_batch_folder_are_skipped() {
+    let canaries = redteam("public_health_a1").join("canaries");
+    let o = agentrisk(&["batch", canaries.to_str().unwrap(), "--json", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = json(&o);
+    assert_eq!(s["runs"], 0);
+    assert!(s.get("redteam").is_none());
+}

@@ -1,7 +1,7 @@
 //! The one way from a trace to its report: parse → analyse → score →
 //! report. The CLI, the worker and the tests all call [`report_from_trace`].
 
-use crate::analyze::{findings_from_events_observed, Canaries, DetectionSettings, Finding};
+use crate::analyze::{canaries_in_force, findings_from_events_observed, Canaries, DetectionSettings, Finding};
 use crate::config::AnalysisConfig;
 use crate::detect::{CustomDetector, CustomRuleSpec};
 use crate::model::{Detection, Report};
@@ -21,6 +21,9 @@ pub enum AnalysisError {
     CustomRule(#[from] crate::detect::CustomRuleError),
     #[error("{0}")]
     Scoring(#[from] crate::score::ScoringError),
+    /// The trace's own `metadata.canaries` is not a canary set.
+    #[error("{0}")]
+    Canaries(#[from] crate::analyze::CanaryError),
     /// The place is the event and field the text came from, or `the report`.
     #[error(
         "{0}: the report would contain an unpaired UTF-16 surrogate (from a \\uD800–\\uDFFF escape in the \
@@ -32,6 +35,9 @@ pub enum AnalysisError {
 /// Everything besides the trace that decides its report.
 pub struct AnalysisInput<'a> {
     pub config: &'a AnalysisConfig,
+    /// An explicit canary set (`--canaries FILE`, the viewer's setting). It
+    /// wins over a trace's own `metadata.canaries`, which is used otherwise
+    /// ([`canaries_in_force`]).
     pub canaries: Option<&'a Canaries>,
     /// Environment lookup (only `detection.llm_judge.api_key_env` is read).
     pub env: &'a dyn Fn(&str) -> Option<String>,
@@ -181,6 +187,8 @@ fn draft_from_trace(
 ) -> Result<Draft, AnalysisError> {
     let config = input.config;
     let detection = detection_settings(config)?;
+    let in_force = canaries_in_force(trace.metadata.as_ref(), input.canaries.map(|set| (set, "")))?;
+    let canaries = in_force.as_ref().map(|(set, _)| set.as_ref());
     let events = &trace.events;
     let n = events.len();
     let on_events = |done: usize| {
@@ -191,7 +199,7 @@ fn draft_from_trace(
         })
     };
     progress(Progress { stage: Stage::Detecting, done: 0.0 });
-    let findings = findings_from_events_observed(events, &detection, &config.scoring, input.canaries, &on_events);
+    let findings = findings_from_events_observed(events, &detection, &config.scoring, canaries, &on_events);
     progress(Progress { stage: Stage::Reporting, done: 0.0 });
 
     let status = config.detection_status(input.env)?;
@@ -234,7 +242,7 @@ fn draft_from_trace(
         };
         evaluate_policy(&config.privacy_policy, risk_index, leaked, explicit_vault, &context)
     })?;
-    Ok(Draft { draft, check_encodable: holds_marker(trace, input.canaries) })
+    Ok(Draft { draft, check_encodable: holds_marker(trace, canaries) })
 }
 
 /// Provenance (spec 2.7a) per canonical finding value: the sources and

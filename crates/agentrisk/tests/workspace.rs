@@ -9,7 +9,8 @@
 use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::{load_any, AnalysisInput, Loaded};
 use agentrisk::workspace::{
-    analyze_file, AnalyzedTrace, FileResult, TextPart, Workspace, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT,
+    analyze_file, AnalyzedTrace, CanarySetting, CanarySource, FileResult, TextPart, Workspace, EVENT_LIMIT,
+    FINDING_LIMIT, TEXT_LIMIT,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -35,7 +36,7 @@ fn analyze(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> File
 fn analyzed(bytes: &[u8]) -> AnalyzedTrace {
     match analyze(bytes, "file.json", "", CLOCK.to_owned()) {
         FileResult::Trace(trace) => *trace,
-        FileResult::Report(_) | FileResult::Batch(_) => panic!("not read as a trace"),
+        FileResult::Report(_) | FileResult::Batch(_) | FileResult::CanarySet(_) => panic!("not read as a trace"),
         FileResult::Error { message } => panic!("{message}"),
     }
 }
@@ -437,4 +438,69 @@ fn findings_point_at_their_events() {
         assert_eq!((t.events[at].event_id.as_str(), t.events[at].channel), (&*f.event_id, f.channel));
         assert!(t.events[..at].iter().all(|e| !e.finding_ids.contains(&f.finding_id)));
     }
+}
+
+fn redteam_file(path: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/redteam/public_health_a1").join(path),
+    )
+    .unwrap()
+}
+
+fn trace_of(result: FileResult) -> AnalyzedTrace {
+    match result {
+        FileResult::Trace(trace) => *trace,
+        other => panic!("not a trace: {other:?}"),
+    }
+}
+
+/// A red-team trace is analysed with its own `metadata.canaries` and says
+/// so; a dropped canary-set file becomes the workspace's set, wins over the
+/// trace's own, and clearing it brings the trace's own back.
+#[test]
+fn canary_sets_from_the_trace_and_from_a_dropped_file() {
+    let trace = redteam_file("traces/001_redteam_healthcare_f6_2_basic.json");
+    let mut ws = Workspace::new();
+    let own = trace_of(ws.open(1, "001.json", "traces", trace.clone(), CLOCK, &|_| {}));
+    let used = own.canaries.clone().unwrap();
+    assert_eq!(used.source, CanarySource::Trace);
+    assert_eq!(used.describe(), "from the trace (1 obvious, 1 realistic, 1 semantic)");
+    let canary_findings = own.report.findings.iter().filter(|f| f.data_type == "canary").count();
+    assert!(canary_findings > 0, "the trace's canaries are found");
+    assert!(own.facts.redteam.as_ref().unwrap().detected_leaks.contains("canary"));
+    // No canary value reaches the viewer in clear in the event list.
+    for value in ["CANARY_FBB230BB", "000-65-6120"] {
+        assert!(own.events.iter().flat_map(|e| &e.text).all(|p| !matches!(p, TextPart::Plain(t) if t.contains(value))));
+    }
+
+    // A dropped canary-set file: not held, not a run, the set in force.
+    let empty = br#"{"obvious": [], "realistic": [], "semantic": []}"#.to_vec();
+    let FileResult::CanarySet(set) = ws.open(2, "none.json", "", empty, CLOCK, &|_| {}) else {
+        panic!("not read as a canary set")
+    };
+    assert_eq!(set.describe(), "from none.json (0 obvious, 0 realistic, 0 semantic)");
+    assert_eq!(ws.held_traces(), vec![1]);
+    assert_eq!(ws.canaries().map(|c| c.name.as_str()), Some("none.json"));
+    let overridden = trace_of(ws.reanalyze(1, CLOCK, &|_| {}).unwrap());
+    assert_eq!(
+        overridden.canaries.as_ref().map(|c| c.source.clone()),
+        Some(CanarySource::Explicit { name: "none.json".into() })
+    );
+    assert!(overridden.report.findings.iter().all(|f| f.data_type != "canary"));
+
+    // Cleared: the trace's own again; the same set given explicitly gives the same report.
+    assert_eq!(ws.set_canaries(None), vec![1]);
+    assert_eq!(trace_of(ws.reanalyze(1, CLOCK, &|_| {}).unwrap()), own);
+    let setting = CanarySetting::from_file("001.json", &redteam_file("canaries/001.json")).unwrap();
+    ws.set_canaries(Some(setting));
+    let explicit = trace_of(ws.reanalyze(1, CLOCK, &|_| {}).unwrap());
+    assert_eq!(explicit.report, own.report);
+    assert_eq!(explicit.canaries.unwrap().describe(), "from 001.json (1 obvious, 1 realistic, 1 semantic)");
+
+    // A broken canary-set file is an error naming the place.
+    let FileResult::Error { message } = ws.open(3, "bad.json", "", br#"{"semantic": [1]}"#.to_vec(), CLOCK, &|_| {})
+    else {
+        panic!("a broken canary set is refused")
+    };
+    assert_eq!(message, "semantic[0]: expected a string, found a number");
 }

@@ -6,6 +6,7 @@
 //! coalescing and the final sort. Scoring and the report are left to
 //! `score` and `report`.
 
+mod canary_set;
 mod coalesce;
 pub mod decoded;
 mod obscured;
@@ -13,6 +14,7 @@ mod split;
 mod suppress;
 mod token_match;
 
+pub use canary_set::{canaries_in_force, CanariesUsed, CanaryError, CanarySource};
 use token_match::TokenMatcher;
 
 use crate::detect::{Builtin, CustomDetector, RawMatch};
@@ -110,8 +112,10 @@ pub fn level_of(data_type: &str, severity: Severity, scoring: &ScoringConfig) ->
     }
 }
 
-/// A canary set: planted tokens in three tiers (spec 2.5).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A canary set: planted tokens in three tiers (spec 2.5). Read from JSON
+/// by [`Canaries::from_json_bytes`] and [`Canaries::from_trace_metadata`].
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Canaries {
     pub obvious: Vec<String>,
     pub realistic: Vec<String>,

@@ -17,6 +17,8 @@
 //! | `expected_leaks` | array of strings, optional | overrides the vertical's expected data types |
 //! | `vault_field_count` | integer ≥ 0, optional | overrides the vertical's vault size |
 //! | `adversary_level` | string, optional | overrides the class's adversary level |
+//! | `scenario_id` | string, optional | the record's scenario id (the reference's generator names the scenario here; the trace's own `scenario_id` is a different, shorter id); without it, the trace's `scenario_id`, else its `run_id` |
+//! | `canaries` | object, optional | not read here: the canary set the trace is analysed with (`obvious`, `realistic`, `semantic` lists; see `analyze::Canaries::from_trace_metadata`), so that canary leaks count in `detected_leaks` |
 //!
 //! From these and the report the run's [`RunResult`] is made as spec 5.1
 //! describes: `detected_leaks` = distinct data types of the report's
@@ -248,8 +250,12 @@ fn attack_record(report: &Report, meta: &Map<String, Value>) -> Result<Option<Ru
         })?,
     };
     let disclosed = || report.findings.iter().filter(|f| f.channel.is_disclosure());
+    let scenario_id = match text("scenario_id")? {
+        Some(id) => id,
+        None => report.scenario_id.clone().unwrap_or_else(|| report.run_id.clone()),
+    };
     Ok(Some(RunResult {
-        scenario_id: report.scenario_id.clone().unwrap_or_else(|| report.run_id.clone()),
+        scenario_id,
         vertical,
         attack_class_id: class_id,
         attack_family_id,

@@ -8,6 +8,9 @@
 //!   whose first line is an object with both `attack_class_id` and
 //!   `detected_on_primary`, is red-team results (a JSON array or JSON
 //!   Lines);
+//! * a JSON object whose first key is `"obvious"`, `"realistic"` or
+//!   `"semantic"` is a canary set (no run: a batch skips it, a viewer applies
+//!   it to the traces; `analyze::Canaries::from_json_bytes`);
 //! * anything else is read as a trace, so other JSON gets a trace's errors.
 
 use super::facts::{MetadataError, RunFacts};
@@ -23,6 +26,8 @@ pub enum FileKind {
     Report,
     Scorecard,
     RedTeam,
+    /// A canary-set file: no run.
+    CanarySet,
 }
 
 impl FileKind {
@@ -32,6 +37,7 @@ impl FileKind {
             FileKind::Report => "report",
             FileKind::Scorecard => "scorecard",
             FileKind::RedTeam => "red-team results",
+            FileKind::CanarySet => "canary set",
         }
     }
 }
@@ -74,6 +80,9 @@ pub fn detect_kind(bytes: &[u8]) -> FileKind {
     let head = &text[..text.len().min(1 << 16)];
     let first_line = &head[..memchr::memchr(b'\n', head).unwrap_or(head.len())];
     let has = |within: &[u8], needle: &[u8]| memchr::memmem::find(within, needle).is_some();
+    if looks_like_canary_set(text) {
+        return FileKind::CanarySet;
+    }
     let records = match text.first() {
         Some(b'[') => has(head, b"\"attack_class_id\""),
         Some(b'{') => has(first_line, b"\"attack_class_id\"") && has(first_line, b"\"detected_on_primary\""),
@@ -84,6 +93,17 @@ pub fn detect_kind(bytes: &[u8]) -> FileKind {
     } else {
         FileKind::Trace
     }
+}
+
+/// An object whose first key is a canary tier (traces, reports and
+/// scorecards never start so).
+fn looks_like_canary_set(text: &[u8]) -> bool {
+    let Some(rest) = text.strip_prefix(b"{") else {
+        return false;
+    };
+    let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
+    let rest = &rest[start..];
+    [&b"\"obvious\""[..], b"\"realistic\"", b"\"semantic\""].iter().any(|key| rest.starts_with(key))
 }
 
 /// Reads one batch file: analyses a trace, loads a report, reads a
@@ -104,6 +124,8 @@ pub fn load_batch_file(
             out.settings = rows.settings;
         }
         FileKind::RedTeam => out.redteam = parse_redteam_results(bytes)?,
+        // A canary set is no run; `--canaries FILE` applies one.
+        FileKind::CanarySet => {}
         FileKind::Trace | FileKind::Report => {
             let loaded = load_any(bytes, input)?;
             out.kind = match loaded {

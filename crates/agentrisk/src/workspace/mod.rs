@@ -7,7 +7,12 @@
 //! what-if settings, and answers each file with a [`FileResult`]: the run's
 //! report with its gate and the gate's reasons, its batch facts, and for a
 //! trace the event rows a viewer lists (text masked, findings linked) and
-//! the full values a reviewer may reveal. The batch summary and comparisons
+//! the full values a reviewer may reveal. A canary-set file is no run: it
+//! becomes the workspace's canary set ([`Workspace::set_canaries`]), which
+//! traces are analysed with; a trace's own `metadata.canaries` is used when
+//! no set is given (an explicit set wins, as the CLI's `--canaries` does),
+//! and each analysed trace says which set it used
+//! ([`AnalyzedTrace::canaries`]). The batch summary and comparisons
 //! are computed from those facts by [`crate::batch::summarise`] and
 //! [`crate::compare`].
 //!
@@ -17,7 +22,7 @@
 
 mod view;
 
-use crate::analyze::redact;
+use crate::analyze::{canaries_in_force, redact, Canaries, CanaryError};
 use crate::batch::{
     detect_kind, facts_of_loaded, parse_redteam_results, read_scorecard, FileKind, RunFacts, RunResult,
 };
@@ -29,6 +34,7 @@ use crate::{rescore_report_with_gate, Channel, GateSettings, Rescore, ScoringCon
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
+pub use crate::analyze::{CanariesUsed, CanarySource};
 pub use crate::pipeline::{warm_up, Progress, Stage};
 pub use crate::score::BlockReason;
 
@@ -92,6 +98,9 @@ pub enum FileResult {
     /// A scorecard or red-team results: runs and records for the batch,
     /// with no run view of their own.
     Batch(Box<BatchOnly>),
+    /// A canary-set file: not a run. [`Workspace::open`] makes it the
+    /// canary set in force; this says its name and tier sizes.
+    CanarySet(Box<CanariesUsed>),
     /// The file could not be used; the message names the place and the problem.
     Error {
         message: String,
@@ -104,7 +113,7 @@ impl FileResult {
         match self {
             FileResult::Report(loaded) => Some(&mut loaded.report),
             FileResult::Trace(trace) => Some(&mut trace.report),
-            FileResult::Batch(_) | FileResult::Error { .. } => None,
+            FileResult::Batch(_) | FileResult::CanarySet(_) | FileResult::Error { .. } => None,
         }
     }
 }
@@ -180,6 +189,10 @@ pub struct AnalyzedTrace {
     /// The full matched value of each listed finding, by finding id: shown
     /// only when the reviewer asks for one finding's value.
     pub values: HashMap<String, String>,
+    /// The canary set the trace was analysed with, if any: its own
+    /// `metadata.canaries`, or the workspace's set.
+    #[serde(default)]
+    pub canaries: Option<CanariesUsed>,
 }
 
 impl AnalyzedTrace {
@@ -278,15 +291,52 @@ pub fn what_if_from_file(bytes: &[u8]) -> Result<WhatIf, SettingsError> {
     Ok(WhatIf::from_config(&config))
 }
 
-/// One file's whole analysis: `bytes` named `name`, picked from `folder`
-/// (empty if none), with the what-if `settings` (`None`: the reference's
-/// defaults), telling `progress` how a trace's analysis goes.
-/// `generated_at` is a trace report's time, from the caller's clock.
+/// A canary set a caller gives: the set, and the name of the file it came
+/// from (shown with the runs analysed with it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CanarySetting {
+    pub name: String,
+    pub canaries: Canaries,
+}
+
+impl CanarySetting {
+    /// A canary-set file's setting; errors name the place in the file
+    /// (callers add the file name).
+    pub fn from_file(name: &str, bytes: &[u8]) -> Result<CanarySetting, CanaryError> {
+        Ok(CanarySetting { name: name.to_owned(), canaries: Canaries::from_json_bytes(bytes)? })
+    }
+
+    /// Its name and tier sizes.
+    pub fn used(&self) -> CanariesUsed {
+        CanariesUsed::new(CanarySource::Explicit { name: self.name.clone() }, &self.canaries)
+    }
+}
+
+/// [`analyze_file_with_canaries`] with no canary set given (a trace's own
+/// `metadata.canaries` still applies).
 pub fn analyze_file(
     bytes: &[u8],
     name: &str,
     folder: &str,
     settings: Option<&AnalysisConfig>,
+    generated_at: &str,
+    progress: &dyn Fn(Progress),
+) -> FileResult {
+    analyze_file_with_canaries(bytes, name, folder, settings, None, generated_at, progress)
+}
+
+/// One file's whole analysis: `bytes` named `name`, picked from `folder`
+/// (empty if none), with the what-if `settings` (`None`: the reference's
+/// defaults) and the canary set `canaries` (which wins over a trace's own),
+/// telling `progress` how a trace's analysis goes. `generated_at` is a
+/// trace report's time, from the caller's clock. A canary-set file is read
+/// and described, not applied (see [`Workspace::open`]).
+pub fn analyze_file_with_canaries(
+    bytes: &[u8],
+    name: &str,
+    folder: &str,
+    settings: Option<&AnalysisConfig>,
+    canaries: Option<&CanarySetting>,
     generated_at: &str,
     progress: &dyn Fn(Progress),
 ) -> FileResult {
@@ -310,6 +360,12 @@ pub fn analyze_file(
                 Err(e) => FileResult::Error { message: e.to_string() },
             }
         }
+        FileKind::CanarySet => {
+            return match CanarySetting::from_file(name, bytes) {
+                Ok(setting) => FileResult::CanarySet(Box::new(setting.used())),
+                Err(e) => FileResult::Error { message: e.to_string() },
+            }
+        }
         FileKind::Trace | FileKind::Report => {}
     }
     // A report's consistency check assumes the reference's gate (its
@@ -323,11 +379,12 @@ pub fn analyze_file(
     // The values mask the event text, then leave the report, so the caller
     // gets exactly the report the config gives.
     let unredacted = AnalysisConfig { redact_values: false, ..config.clone() };
-    let (loaded, raw) = match load(bytes, &unredacted, generated_at, progress) {
+    let explicit = canaries.map(|c| &c.canaries);
+    let (loaded, raw) = match load(bytes, &unredacted, explicit, generated_at, progress) {
         // Raw values can hold text (a lone surrogate) that their redacted
         // form hides, which only the run with raw values refuses.
         Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => {
-            (load(bytes, &config, generated_at, progress), false)
+            (load(bytes, &config, explicit, generated_at, progress), false)
         }
         other => (other, kind == FileKind::Trace),
     };
@@ -387,7 +444,13 @@ pub fn analyze_file(
             }))
         }
         Loaded::Trace { report, trace, block_reasons } => {
-            FileResult::Trace(Box::new(view::analyzed_trace(*report, &trace, &config, facts, block_reasons)))
+            let mut analyzed = view::analyzed_trace(*report, &trace, &config, facts, block_reasons);
+            // The pipeline read the same metadata without error.
+            analyzed.canaries = canaries_in_force(trace.metadata.as_ref(), canaries.map(|c| (&c.canaries, &*c.name)))
+                .ok()
+                .flatten()
+                .map(|(_, used)| used);
+            FileResult::Trace(Box::new(analyzed))
         }
     }
 }
@@ -395,11 +458,12 @@ pub fn analyze_file(
 fn load(
     bytes: &[u8],
     config: &AnalysisConfig,
+    canaries: Option<&Canaries>,
     generated_at: &str,
     progress: &dyn Fn(Progress),
 ) -> Result<Loaded, LoadFileError> {
     // No environment: only the LLM judge reads it, and a workspace never calls out.
-    let input = AnalysisInput { config, canaries: None, env: &|_| None, generated_at: generated_at.to_owned() };
+    let input = AnalysisInput { config, canaries, env: &|_| None, generated_at: generated_at.to_owned() };
     load_any_observed(bytes, &input, progress)
 }
 
@@ -421,6 +485,7 @@ pub type FileId = u32;
 #[derive(Debug, Clone, Default)]
 pub struct Workspace {
     settings: Option<AnalysisConfig>,
+    canaries: Option<CanarySetting>,
     held: Vec<Held>,
 }
 
@@ -443,8 +508,29 @@ impl Workspace {
         Ok(self.held.iter().map(|h| h.id).collect())
     }
 
+    /// The canary set in force (`None`: each trace's own, if any).
+    pub fn canaries(&self) -> Option<&CanarySetting> {
+        self.canaries.as_ref()
+    }
+
+    /// Takes a canary set (`None`: none, so each trace's own
+    /// `metadata.canaries` applies); it wins over a trace's own. Returns
+    /// the traces to analyse again ([`Workspace::reanalyze`]), in the order
+    /// they came.
+    pub fn set_canaries(&mut self, canaries: Option<CanarySetting>) -> Vec<FileId> {
+        self.canaries = canaries;
+        self.held_traces()
+    }
+
+    /// The traces held, in the order they came.
+    pub fn held_traces(&self) -> Vec<FileId> {
+        self.held.iter().filter(|h| detect_kind(&h.bytes) == FileKind::Trace).map(|h| h.id).collect()
+    }
+
     /// Adds file `id` and analyses it with the settings in force. A file
-    /// already held under `id` is replaced.
+    /// already held under `id` is replaced. A canary-set file is not held:
+    /// it becomes the canary set in force ([`FileResult::CanarySet`]), and
+    /// the held traces need analysing again ([`Workspace::held_traces`]).
     pub fn open(
         &mut self,
         id: FileId,
@@ -454,9 +540,28 @@ impl Workspace {
         generated_at: &str,
         progress: &dyn Fn(Progress),
     ) -> FileResult {
-        let result = analyze_file(&bytes, name, folder, self.settings.as_ref(), generated_at, progress);
+        let kind = detect_kind(&bytes);
+        if kind == FileKind::CanarySet {
+            return match CanarySetting::from_file(name, &bytes) {
+                Ok(setting) => {
+                    let used = setting.used();
+                    self.canaries = Some(setting);
+                    FileResult::CanarySet(Box::new(used))
+                }
+                Err(e) => FileResult::Error { message: e.to_string() },
+            };
+        }
+        let result = analyze_file_with_canaries(
+            &bytes,
+            name,
+            folder,
+            self.settings.as_ref(),
+            self.canaries.as_ref(),
+            generated_at,
+            progress,
+        );
         self.forget(id);
-        if matches!(detect_kind(&bytes), FileKind::Trace | FileKind::Report) {
+        if matches!(kind, FileKind::Trace | FileKind::Report) {
             self.held.push(Held { id, name: name.to_owned(), folder: folder.to_owned(), bytes });
         }
         result
@@ -466,7 +571,15 @@ impl Workspace {
     /// workspace does not hold it.
     pub fn reanalyze(&self, id: FileId, generated_at: &str, progress: &dyn Fn(Progress)) -> Option<FileResult> {
         let held = self.held.iter().find(|h| h.id == id)?;
-        Some(analyze_file(&held.bytes, &held.name, &held.folder, self.settings.as_ref(), generated_at, progress))
+        Some(analyze_file_with_canaries(
+            &held.bytes,
+            &held.name,
+            &held.folder,
+            self.settings.as_ref(),
+            self.canaries.as_ref(),
+            generated_at,
+            progress,
+        ))
     }
 
     /// Drops file `id` (nothing happens if it is not held).

@@ -73,6 +73,7 @@ pub(super) fn analyzed_trace(
         report,
         findings_total,
         facts,
+        canaries: None,
     }
 }
 
