@@ -38,20 +38,64 @@ pub struct FindingsProps {
     pub all_pages: bool,
 }
 
-/// The columns, in order: heading and the finding's text for it.
-const COLUMNS: [&str; 8] =
-    ["Channel", "Data type", "Level", "Value (redacted)", "Detector", "Event", "Source", "Target"];
+/// The findings table's columns, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Channel,
+    DataType,
+    Level,
+    Value,
+    Detector,
+    Event,
+    Source,
+    Target,
+}
 
-fn cell(f: &Finding, column: usize) -> String {
-    match column {
-        0 => f.channel.as_str().to_owned(),
-        1 => f.data_type.to_string(),
-        2 => f.level.label().to_owned(),
-        3 => f.redacted_value.clone(),
-        4 => f.detector.to_string(),
-        5 => f.event_id.to_string(),
-        6 => f.source.to_string(),
-        _ => f.target.to_string(),
+impl Column {
+    const ALL: [Column; 8] = [
+        Column::Channel,
+        Column::DataType,
+        Column::Level,
+        Column::Value,
+        Column::Detector,
+        Column::Event,
+        Column::Source,
+        Column::Target,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            Column::Channel => "Channel",
+            Column::DataType => "Data type",
+            Column::Level => "Level",
+            Column::Value => "Value (redacted)",
+            Column::Detector => "Detector",
+            Column::Event => "Event",
+            Column::Source => "Source",
+            Column::Target => "Target",
+        }
+    }
+
+    /// The finding's text in this column (searched, exported, sorted on).
+    fn cell(self, f: &Finding) -> String {
+        match self {
+            Column::Channel => f.channel.as_str().to_owned(),
+            Column::DataType => f.data_type.to_string(),
+            Column::Level => f.level.label().to_owned(),
+            Column::Value => f.redacted_value.clone(),
+            Column::Detector => f.detector.to_string(),
+            Column::Event => f.event_id.to_string(),
+            Column::Source => f.source.to_string(),
+            Column::Target => f.target.to_string(),
+        }
+    }
+
+    /// Levels sort by severity, the rest as text.
+    fn order(self, a: &Finding, b: &Finding) -> std::cmp::Ordering {
+        match self {
+            Column::Level => a.level.cmp(&b.level),
+            _ => self.cell(a).cmp(&self.cell(b)),
+        }
     }
 }
 
@@ -107,13 +151,13 @@ fn keep(f: &Finding, filters: &Filters, search: Option<&Search>) -> bool {
         && is(&filters.data_type, &f.data_type)
         && is(&filters.detector, &f.detector)
         && (party.is_empty() || f.source.to_lowercase().contains(&party) || f.target.to_lowercase().contains(&party))
-        && search.is_none_or(|s| (0..COLUMNS.len()).any(|c| s.matches(&cell(f, c))))
+        && search.is_none_or(|s| Column::ALL.into_iter().any(|c| s.matches(&c.cell(f))))
 }
 
 #[function_component(FindingsTable)]
 pub fn findings_table(props: &FindingsProps) -> Html {
     let filters = &props.filters;
-    let sort = use_state(|| None::<(usize, bool)>);
+    let sort = use_state(|| None::<(Column, bool)>);
     let revealed = use_state(BTreeSet::<String>::new);
     let page = use_state(|| 0usize);
 
@@ -127,7 +171,7 @@ pub fn findings_table(props: &FindingsProps) -> Html {
     if let Some((column, descending)) = *sort {
         rows.sort_by(|&a, &b| {
             let (a, b) = (&all[a], &all[b]);
-            let order = if column == 2 { a.level.cmp(&b.level) } else { cell(a, column).cmp(&cell(b, column)) };
+            let order = column.order(a, b);
             if descending {
                 order.reverse()
             } else {
@@ -196,9 +240,9 @@ pub fn findings_table(props: &FindingsProps) -> Html {
     let save_csv = {
         let (name, rows, all) = (name("csv"), rows.clone(), all.clone());
         Callback::from(move |_: MouseEvent| {
-            let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+            let header: Vec<String> = Column::ALL.iter().map(|c| c.title().to_owned()).collect();
             let body: Vec<Vec<String>> =
-                rows.iter().map(|&i| (0..COLUMNS.len()).map(|c| cell(&all[i], c)).collect()).collect();
+                rows.iter().map(|&i| Column::ALL.iter().map(|c| c.cell(&all[i])).collect()).collect();
             download(&name, "text/csv", &to_csv(&header, body.iter()));
         })
     };
@@ -211,7 +255,7 @@ pub fn findings_table(props: &FindingsProps) -> Html {
         })
     };
 
-    let heading = |i: usize| {
+    let heading = |i: Column| {
         let sort = sort.clone();
         let current = *sort;
         let onclick = Callback::from(move |_: MouseEvent| {
@@ -228,7 +272,7 @@ pub fn findings_table(props: &FindingsProps) -> Html {
             }
             _ => "none",
         };
-        html! { <th scope="col" aria-sort={state}><button type="button" class="sort" {onclick}>{ COLUMNS[i] }</button></th> }
+        html! { <th scope="col" aria-sort={state}><button type="button" class="sort" {onclick}>{ i.title() }</button></th> }
     };
 
     html! {
@@ -255,7 +299,7 @@ pub fn findings_table(props: &FindingsProps) -> Html {
             }
             <div class="table-wrap">
                 <table class="findings-table">
-                    <thead><tr>{ for (0..COLUMNS.len()).map(heading) }</tr></thead>
+                    <thead><tr>{ for Column::ALL.into_iter().map(heading) }</tr></thead>
                     <tbody>
                         { for rows[on_page_or_all(shown_count, *page, props.all_pages)].iter().map(|&i| row(&all[i], props, &revealed)) }
                     </tbody>

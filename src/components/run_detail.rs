@@ -5,6 +5,7 @@ use crate::components::download::{download, print_page};
 use crate::components::event_list::EventList;
 use crate::components::findings::FindingsTable;
 use crate::components::flow::FlowView;
+use crate::components::ident::ident;
 use crate::components::pager::Reveal;
 use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
@@ -116,7 +117,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
         <section class="run-detail" aria-labelledby="run-title" data-run-id={r.run_id.clone()} data-kind={props.run.kind()}>
             <header class="detail-head">
                 <div>
-                    <h2 id="run-title">{ "Run " }<span class="mono">{ shown(&r.run_id) }</span>{ " " }<span class="kind">{ kind }</span></h2>
+                    <h2 id="run-title">{ "Run " }{ ident(&r.run_id) }{ " " }<span class="kind">{ kind }</span></h2>
                     <p class="muted">
                         { shown(&format!("{} · agent {} · scenario {} · {} events · project {}", props.file_name, r.agent_name, scenario, r.event_count, r.project)) }
                         if !r.generated_at.is_empty() { { format!(" · {when} {}", r.generated_at) } }
