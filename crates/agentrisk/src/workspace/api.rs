@@ -22,12 +22,13 @@ use serde::Serialize;
 /// is wrong. `Display` is `file: where: what`, the CLI's words after its
 /// `agentrisk: ` prefix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{file}: {place}: {problem}")]
+#[error("{file}: {}{problem}", if place.is_empty() { String::new() } else { format!("{place}: ") })]
 pub struct ApiError {
     /// The file's name as the caller gave it (or the option, e.g. `confidence`).
     pub file: String,
     /// Where in the file: a line and column, a key path (`events[3].channel`,
-    /// `scoring.weights`), or `top level` / `file` for the whole of it.
+    /// `scoring.weights`, `top level`), or empty when the problem is with the
+    /// whole file (e.g. an unsupported report version).
     #[serde(rename = "where")]
     pub place: String,
     /// What is wrong, and often how to fix it.
@@ -38,11 +39,11 @@ pub struct ApiError {
 impl ApiError {
     /// Splits a core error's message into its place and its problem. The
     /// core's messages start with the place followed by `": "`; a message
-    /// without one is about the whole file.
+    /// without one is about the whole file (an empty place).
     pub fn new(file: &str, message: &str) -> ApiError {
         let (place, problem) = match message.split_once(": ") {
             Some((place, problem)) => (place, problem),
-            None => ("file", message),
+            None => ("", message),
         };
         ApiError { file: file.to_owned(), place: place.to_owned(), problem: problem.to_owned() }
     }
@@ -123,8 +124,11 @@ impl ScoreOptions<'_> {
     /// a stored decision some setting gives is consistent.
     pub fn from_gate_flags(fail_below: Option<i64>, block_on_critical: Option<bool>) -> ScoreOptions<'static> {
         let defaults = ScoringConfig::default();
-        let gate =
-            if fail_below.is_some() || block_on_critical.is_some() { GateSettings::Pinned } else { GateSettings::Unknown };
+        let gate = if fail_below.is_some() || block_on_critical.is_some() {
+            GateSettings::Pinned
+        } else {
+            GateSettings::Unknown
+        };
         ScoreOptions {
             scoring: ScoringConfig {
                 fail_below: fail_below.unwrap_or(defaults.fail_below),
@@ -240,7 +244,11 @@ pub fn interval_method(confidence: f64, continuity_correction: bool) -> Result<I
 
 /// `k` of `n` with its Wilson score interval.
 pub fn wilson_rate(k: u64, n: u64, method: &IntervalMethod) -> Result<Rate, ApiError> {
-    method.rate(k, n).map_err(|e| ApiError { file: "arguments".to_owned(), place: "k".to_owned(), problem: e.to_string() })
+    method.rate(k, n).map_err(|e| ApiError {
+        file: "arguments".to_owned(),
+        place: "k".to_owned(),
+        problem: e.to_string(),
+    })
 }
 
 /// A report's `generated_at` for a time in Unix seconds and microseconds,
@@ -281,6 +289,11 @@ mod tests {
         assert_eq!((error.file.as_str(), error.place.as_str()), ("bad.json", "line 1, column 13"));
         assert!(error.problem.starts_with("invalid JSON"), "{error:?}");
         assert_eq!(error.to_string(), format!("bad.json: line 1, column 13: {}", error.problem));
+        let whole = ApiError::new("r.json", "unsupported AgentLeak report version 3");
+        assert_eq!(
+            (whole.place.as_str(), whole.to_string().as_str()),
+            ("", "r.json: unsupported AgentLeak report version 3")
+        );
         let config = load_config(Named { name: "agentleak.yaml", bytes: b"scoring:\n  fail_below: [1]\n" });
         let error = config.expect_err("a list is no threshold");
         assert_eq!((error.file.as_str(), error.place.as_str()), ("agentleak.yaml", "scoring.fail_below"));

@@ -19,8 +19,9 @@ mod api;
 mod view;
 
 pub use api::{
-    batch_summary, generated_at_from_unix, group_by_from_name, interval_method, load_config, score_record, trace_report,
-    wilson_rate, ApiError, BatchInput, BatchOptions, BatchOutcome, Named, NamedConfig, ScoreOptions, Scored, TraceOptions,
+    batch_summary, generated_at_from_unix, group_by_from_name, interval_method, load_config, score_record,
+    trace_report, wilson_rate, ApiError, BatchInput, BatchOptions, BatchOutcome, Named, NamedConfig, ScoreOptions,
+    Scored, TraceOptions,
 };
 
 use crate::analyze::redact;
