@@ -75,7 +75,8 @@ fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Repo
     let name = options.name.as_deref().unwrap_or("trace");
     let bytes = bytes_of(input, name)?;
     let config = config_of(options.config.as_deref(), options.config_name.as_deref())?;
-    let canaries = options.canaries.map(|c| Canaries { obvious: c.obvious, realistic: c.realistic, semantic: c.semantic });
+    let canaries =
+        options.canaries.map(|c| Canaries { obvious: c.obvious, realistic: c.realistic, semantic: c.semantic });
     let trace_options = TraceOptions {
         config: config.as_ref(),
         fail_under: options.fail_under,
@@ -116,14 +117,14 @@ struct RescoreResult<'a> {
 pub fn rescore_report(report: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let options: RescoreOptions = options_of(options)?;
     let name = options.name.as_deref().unwrap_or("report");
-    let bytes = if report.is_object() && !report.is_instance_of::<Uint8Array>() && !report.is_instance_of::<ArrayBuffer>()
-    {
-        let text = js_sys::JSON::stringify(&report)
-            .map_err(|_| js_error(&fixed_error(name, "", "the report object cannot be written as JSON")))?;
-        String::from(text).into_bytes()
-    } else {
-        bytes_of(&report, name)?
-    };
+    let bytes =
+        if report.is_object() && !report.is_instance_of::<Uint8Array>() && !report.is_instance_of::<ArrayBuffer>() {
+            let text = js_sys::JSON::stringify(&report)
+                .map_err(|_| js_error(&fixed_error(name, "", "the report object cannot be written as JSON")))?;
+            String::from(text).into_bytes()
+        } else {
+            bytes_of(&report, name)?
+        };
     let what_if = config_of(options.config.as_deref(), options.config_name.as_deref())?;
     let mut score_options = ScoreOptions::from_gate_flags(options.fail_below, options.block_on_critical);
     score_options.what_if = what_if.as_ref();
