@@ -231,8 +231,8 @@ test("errors carry file, where and what in the CLI's words", () => {
   assert.ok(report.what.length > 0);
 
   const option = thrown(() => agentrisk.analyzeTrace("{}", { confg: "typo" }));
-  assert.equal(option.file, "options");
-  assert.match(option.what, /confg/);
+  assert.deepEqual([option.file, option.where], ["options", "confg"]);
+  assert.match(option.what, /^unknown option "confg"; the options are config, /);
 
   const input = thrown(() => agentrisk.analyzeTrace(42));
   assert.deepEqual([input.file, input.where], ["trace", ""]);

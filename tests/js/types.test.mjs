@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { installed, root } from "./package.mjs";
 
 const tsc = join(root, "node_modules/.bin/tsc");
-const flags = ["--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--lib", "es2022,dom", "--types", ""];
+const flags = ["--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--lib", "es2022,dom"];
 
 function compile(dir, file, source) {
   writeFileSync(join(dir, file), source);

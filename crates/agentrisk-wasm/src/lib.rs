@@ -29,7 +29,7 @@ pub fn version() -> String {
 }
 
 #[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct AnalyzeOptions {
     /// `agentleak.yaml` text.
     config: Option<String>,
@@ -45,7 +45,6 @@ struct AnalyzeOptions {
 }
 
 #[derive(Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct CanaryLists {
     #[serde(default)]
     obvious: Vec<String>,
@@ -71,7 +70,8 @@ pub fn analyze_trace_json(input: JsValue, options: JsValue) -> Result<String, Js
 }
 
 fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Report, JsValue> {
-    let options: AnalyzeOptions = options_of(options)?;
+    let options: AnalyzeOptions =
+        options_of(options, &["config", "configName", "canaries", "failUnder", "name", "generatedAt"])?;
     let name = options.name.as_deref().unwrap_or("trace");
     let bytes = bytes_of(input, name)?;
     let config = config_of(options.config.as_deref(), options.config_name.as_deref())?;
@@ -88,7 +88,7 @@ fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Repo
 }
 
 #[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct RescoreOptions {
     /// What if: an `agentleak.yaml` whose weights, vault and gate apply.
     config: Option<String>,
@@ -115,7 +115,8 @@ struct RescoreResult<'a> {
 /// A stored report re-scored, as `agentrisk score --json` prints it.
 #[wasm_bindgen(js_name = rescoreReport)]
 pub fn rescore_report(report: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let options: RescoreOptions = options_of(options)?;
+    let options: RescoreOptions =
+        options_of(options, &["config", "configName", "failBelow", "blockOnCritical", "name"])?;
     let name = options.name.as_deref().unwrap_or("report");
     let bytes =
         if report.is_object() && !report.is_instance_of::<Uint8Array>() && !report.is_instance_of::<ArrayBuffer>() {
@@ -133,7 +134,7 @@ pub fn rescore_report(report: JsValue, options: JsValue) -> Result<JsValue, JsVa
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[serde(rename_all = "camelCase", default)]
 struct BatchOptionsIn {
     confidence: f64,
     continuity_correction: bool,
@@ -162,7 +163,10 @@ impl Default for BatchOptionsIn {
 /// file in `errors`) unless `skipUnreadable` is set.
 #[wasm_bindgen(js_name = summarizeBatch)]
 pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let options: BatchOptionsIn = options_of(options)?;
+    let options: BatchOptionsIn = options_of(
+        options,
+        &["confidence", "continuityCorrection", "groupBy", "config", "configName", "skipUnreadable"],
+    )?;
     let method = interval_method(options.confidence, options.continuity_correction).map_err(|e| js_error(&e))?;
     let group_by = options.group_by.as_deref().map(group_by_from_name).transpose().map_err(|e| js_error(&e))?;
     let config = config_of(options.config.as_deref(), options.config_name.as_deref())?;
@@ -191,7 +195,7 @@ pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsVa
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[serde(rename_all = "camelCase", default)]
 struct WilsonOptions {
     confidence: f64,
     continuity_correction: bool,
@@ -206,7 +210,7 @@ impl Default for WilsonOptions {
 /// `k` of `n` with its Wilson score interval: `{ k, n, rate, lower, upper }`.
 #[wasm_bindgen]
 pub fn wilson(k: f64, n: f64, options: JsValue) -> Result<JsValue, JsValue> {
-    let options: WilsonOptions = options_of(options)?;
+    let options: WilsonOptions = options_of(options, &["confidence", "continuityCorrection"])?;
     let count = |value: f64, place: &str| {
         // Whole numbers JavaScript holds exactly.
         if value >= 0.0 && value.fract() == 0.0 && value <= 9_007_199_254_740_991.0 {
@@ -227,10 +231,21 @@ fn config_of(text: Option<&str>, name: Option<&str>) -> Result<Option<NamedConfi
     load_config(Named { name, bytes: text.as_bytes() }).map(Some).map_err(|e| js_error(&e))
 }
 
-/// Options from a JavaScript object; `undefined` and `null` are the defaults.
-fn options_of<T: Default + for<'de> Deserialize<'de>>(options: JsValue) -> Result<T, JsValue> {
+/// Options from a JavaScript object; `undefined` and `null` are the
+/// defaults. A key not in `known` is refused, so that a misspelt option
+/// is not silently ignored (serde-wasm-bindgen reads only the keys a
+/// struct names).
+fn options_of<T: Default + for<'de> Deserialize<'de>>(options: JsValue, known: &[&str]) -> Result<T, JsValue> {
     if options.is_undefined() || options.is_null() {
         return Ok(T::default());
+    }
+    if let Some(object) = options.dyn_ref::<js_sys::Object>() {
+        for key in js_sys::Object::keys(object).iter().filter_map(|k| k.as_string()) {
+            if !known.contains(&key.as_str()) {
+                let problem = format!("unknown option {key:?}; the options are {}", known.join(", "));
+                return Err(js_error(&fixed_error("options", &key, &problem)));
+            }
+        }
     }
     serde_wasm_bindgen::from_value(options).map_err(|e| js_error(&fixed_error("options", "", &e.to_string())))
 }
