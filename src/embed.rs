@@ -9,7 +9,8 @@
 //!
 //! Messages are taken from the page's own origin, and from the origins the
 //! host lists in `embed.json` beside `index.html`
-//! (`{"allowed_origins": ["https://dash.example"]}`; no file, no others);
+//! (`{"allowed_origins": ["https://dash.example"]}`; no file, no others),
+//! read only when the page has a parent or an opener;
 //! any other origin is ignored with a console note. Who may *frame* the
 //! page is the host's HTTP header (docs/hosting.md), not this module's.
 //!
@@ -161,6 +162,14 @@ pub fn listen(on_open: Callback<OpenRequest>) {
     let _ = window.add_event_listener_with_callback("message", listener.as_ref().unchecked_ref());
     listener.forget();
 
+    let parent = window.parent().ok().flatten().filter(|parent| *parent != window);
+    let opener = window.opener().ok().filter(|opener| !opener.is_null() && !opener.is_undefined());
+    if parent.is_none() && opener.is_none() {
+        // Nobody else holds this window: only its own origin can send, and
+        // there is no need to ask for embed.json (nor to log its 404).
+        *allowed.borrow_mut() = Some(Vec::new());
+        return;
+    }
     wasm_bindgen_futures::spawn_local(async move {
         let list = allowed_origins().await;
         *allowed.borrow_mut() = Some(list);
@@ -168,17 +177,12 @@ pub fn listen(on_open: Callback<OpenRequest>) {
             handle(event);
         }
     });
-
     let ready = ready_message();
-    if let Ok(Some(parent)) = window.parent() {
-        if parent != window {
-            post_to(&parent.into(), &ready, "*");
-        }
+    if let Some(parent) = parent {
+        post_to(&parent.into(), &ready, "*");
     }
-    if let Ok(opener) = window.opener() {
-        if !opener.is_null() && !opener.is_undefined() {
-            post_to(&opener, &ready, "*");
-        }
+    if let Some(opener) = opener {
+        post_to(&opener, &ready, "*");
     }
 }
 
