@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every check: formatting, clippy (native
 # and wasm32), native tests, the malformed-input set against the release CLI,
+# the npm package built and tested in Node,
 # wasm-bindgen tests in headless Chromium, the
 # release build, and the end-to-end browser tests against dist/.
 set -euo pipefail
@@ -23,6 +24,10 @@ cargo test --offline --workspace
 step "malformed-input tests (release agentrisk, tests/malformed/)"
 cargo build --offline --release -p agentrisk-cli
 node --test tests/malformed/
+
+step "npm package (scripts/package.sh) and its Node tests (tests/js/)"
+bash scripts/package.sh
+node --test tests/js/
 
 step "wasm-bindgen-test in headless Chromium"
 cargo test --offline --target wasm32-unknown-unknown -p agentrisk-viewer --test browser

@@ -17,6 +17,7 @@ pub mod bridge;
 pub mod charts;
 pub mod components;
 pub mod dropped;
+pub mod embed;
 pub mod hash;
 pub mod protocol;
 pub mod samples;

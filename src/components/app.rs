@@ -4,6 +4,7 @@ use crate::components::{
     scoring::ScoringPanel,
 };
 use crate::dropped;
+use crate::embed;
 use crate::hash::{from_hash, to_hash};
 use crate::protocol::FromWorker;
 use crate::samples::{sample_url, SAMPLE_REPORTS, SAMPLE_TRACES};
@@ -58,7 +59,8 @@ pub fn app() -> Html {
     let add = {
         let dispatcher = state.dispatcher();
         let bridge = bridge.clone();
-        Callback::from(move |items: Vec<Picked>| {
+        // Answers the ids given to the files, in order (the embedding waits for them).
+        Callback::from(move |items: Vec<Picked>| -> Vec<u32> {
             let mut queued = Vec::with_capacity(items.len());
             let mut refused = Vec::new();
             for Picked { name, folder, source } in items {
@@ -77,6 +79,7 @@ pub fn app() -> Html {
                 }
                 queued.push(Queued { id, name, folder });
             }
+            let queued_ids: Vec<u32> = queued.iter().map(|q| q.id).collect();
             // Results come back in later tasks, after these.
             if !queued.is_empty() {
                 dispatcher.dispatch(Action::Queued(queued));
@@ -84,8 +87,39 @@ pub fn app() -> Html {
             for action in refused {
                 dispatcher.dispatch(action);
             }
+            queued_ids
         })
     };
+    {
+        // A parent page hands files over by postMessage (src/embed.rs).
+        let embedded = use_mut_ref(Vec::<embed::Awaiting>::new);
+        let (add, dispatcher, waiting) = (add.clone(), state.dispatcher(), embedded.clone());
+        use_effect_with((), move |_| {
+            embed::listen(Callback::from(move |request: embed::OpenRequest| {
+                let names: Vec<String> = request.files.iter().map(|f| f.name.clone()).collect();
+                let picked = request
+                    .files
+                    .into_iter()
+                    .map(|f| Picked { name: f.name, folder: f.folder, source: Ok(Source::Blob(f.blob)) })
+                    .collect();
+                let ids = add.emit(picked);
+                if let Some(tab) = request.view {
+                    dispatcher.dispatch(Action::ShowTab(tab));
+                }
+                let awaiting = embed::Awaiting {
+                    reply: request.reply,
+                    ids: ids.into_iter().zip(names).collect(),
+                    refused: request.refused,
+                };
+                if awaiting.ids.is_empty() {
+                    embed::answer_finished(&std::cell::RefCell::new(vec![awaiting]), &[]);
+                } else {
+                    waiting.borrow_mut().push(awaiting);
+                }
+            }));
+        });
+        use_effect_with(state.files.clone(), move |files| embed::answer_finished(&embedded, files));
+    }
 
     let on_files_picked = {
         let add = add.clone();

@@ -11,8 +11,8 @@ mod progress;
 mod run;
 
 use agentrisk::config::{config_from_bytes, AnalysisConfig};
-use agentrisk::report::report_what_if;
-use agentrisk::{load_report, rescore_report_with_gate, GateSettings, ScoreRecord, ScoringConfig};
+use agentrisk::workspace::{score_record, Named, NamedConfig, ScoreOptions};
+use agentrisk::{GateSettings, ScoreRecord, ScoringConfig};
 use clap::{CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
 use std::io::Write;
@@ -134,15 +134,9 @@ struct ScoreArgs {
 
 /// The parsed flags, with `-c`'s config read and loaded.
 fn score_args_from_cli(cli: ScoreCli) -> Result<ScoreArgs, String> {
-    let defaults = ScoringConfig::default();
-    let config = ScoringConfig {
-        fail_below: cli.fail_below.unwrap_or(defaults.fail_below),
-        block_on_critical: !cli.no_block_on_critical,
-        ..defaults
-    };
     // Either gate flag names the runs' gate; without them it is not known.
-    let gate =
-        if cli.fail_below.is_some() || cli.no_block_on_critical { GateSettings::Pinned } else { GateSettings::Unknown };
+    let ScoreOptions { scoring: config, gate, .. } =
+        ScoreOptions::from_gate_flags(cli.fail_below, cli.no_block_on_critical.then_some(false));
     let what_if = match cli.config {
         None => None,
         Some(path) => {
@@ -218,34 +212,24 @@ fn read_config(path: &str) -> Result<AnalysisConfig, String> {
 }
 
 fn score(args: &ScoreArgs) -> ExitCode {
+    let what_if =
+        args.what_if.as_ref().map(|(path, config)| NamedConfig { name: path.clone(), config: config.clone() });
+    let options = ScoreOptions { scoring: args.config.clone(), gate: args.gate, what_if: what_if.as_ref() };
     let mut records = Vec::new();
     let mut unreadable = false;
     for file in &args.files {
-        let loaded = std::fs::read(file)
-            .map_err(|e| format!("cannot read: {e}"))
-            .and_then(|bytes| load_report(&bytes).map_err(|e| e.to_string()));
-        match loaded {
-            Ok(report) => {
-                let rescore = rescore_report_with_gate(&report, &args.config, args.gate);
-                let (report, notes) = match &args.what_if {
-                    None => (report, Vec::new()),
-                    Some((path, config)) => match report_what_if(&report, config) {
-                        Ok(what_if) => (what_if.report, what_if.notes),
-                        Err(e) => {
-                            eprintln!("agentrisk: {path}: {e} (for the report {file})");
-                            unreadable = true;
-                            continue;
-                        }
-                    },
-                };
-                let record = ScoreRecord::new(file, &report, &rescore);
+        let scored = std::fs::read(file)
+            .map_err(|e| format!("{file}: cannot read: {e}"))
+            .and_then(|bytes| score_record(Named { name: file, bytes: &bytes }, &options).map_err(|e| e.to_string()));
+        match scored {
+            Ok(scored) => {
                 if !args.json {
-                    print_text(&record, &rescore, &notes);
+                    print_text(&scored.record, &scored.rescore, &scored.notes);
                 }
-                records.push(record);
+                records.push(scored.record);
             }
             Err(message) => {
-                eprintln!("agentrisk: {file}: {message}");
+                eprintln!("agentrisk: {message}");
                 unreadable = true;
             }
         }

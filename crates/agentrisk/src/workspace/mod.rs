@@ -20,7 +20,14 @@
 //! does no I/O (the caller reads the files and gives the clock) and leaves
 //! transport (messages, chunking) to the shells.
 
+mod api;
 mod view;
+
+pub use api::{
+    batch_summary, generated_at_from_unix, group_by_from_name, interval_method, load_config, score_record,
+    trace_report, wilson_rate, ApiError, BatchInput, BatchOptions, BatchOutcome, Named, NamedConfig, ScoreOptions,
+    Scored, TraceOptions,
+};
 
 use crate::analyze::{canaries_in_force, redact, Canaries, CanaryError};
 use crate::batch::{

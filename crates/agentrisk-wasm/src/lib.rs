@@ -1,0 +1,303 @@
+//! The AgentRisk core for JavaScript: the npm package `agentrisk`.
+//!
+//! A thin adapter over `agentrisk::workspace`: each export turns its
+//! JavaScript arguments into one core call and the core's value into a
+//! JavaScript object (through `serde-wasm-bindgen`, not JSON text). It
+//! holds no rule of its own. Errors are thrown as `Error` objects with
+//! `file`, `where` and `what` fields, the CLI's words.
+//!
+//! The package's `index.js` (written by `scripts/package.sh`) loads this
+//! module and re-exports these functions; `index.d.ts` types them.
+
+use agentrisk::analyze::Canaries;
+use agentrisk::workspace::{
+    batch_summary, generated_at_from_unix, group_by_from_name, interval_method, load_config, score_record,
+    trace_report, wilson_rate, ApiError, BatchInput, BatchOptions, Named, NamedConfig, ScoreOptions, TraceOptions,
+};
+use js_sys::{Array, ArrayBuffer, Reflect, Uint8Array};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// No environment in JavaScript: `detection.llm_judge.api_key_env` names nothing.
+const NO_ENV: &dyn Fn(&str) -> Option<String> = &|_| None;
+
+/// The package's version (the crate's, from Cargo).
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AnalyzeOptions {
+    /// `agentleak.yaml` text.
+    config: Option<String>,
+    /// The config's name in errors (default `agentleak.yaml`).
+    config_name: Option<String>,
+    canaries: Option<CanaryLists>,
+    /// `run --fail-under N`.
+    fail_under: Option<i64>,
+    /// The trace's name in errors (default `trace`).
+    name: Option<String>,
+    /// `generated_at` (default: now, as Python's `isoformat()` writes it).
+    generated_at: Option<String>,
+}
+
+#[derive(Default, Deserialize)]
+struct CanaryLists {
+    #[serde(default)]
+    obvious: Vec<String>,
+    #[serde(default)]
+    realistic: Vec<String>,
+    #[serde(default)]
+    semantic: Vec<String>,
+}
+
+/// The report `agentrisk run -o - -f json` writes for a trace.
+#[wasm_bindgen(js_name = analyzeTrace)]
+pub fn analyze_trace(input: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let report = report_of(&input, options)?;
+    to_js(&report)
+}
+
+/// [`analyze_trace`] as JSON text (the CLI's bytes, unindented), for callers
+/// that store or send the report rather than read it.
+#[wasm_bindgen(js_name = analyzeTraceJson)]
+pub fn analyze_trace_json(input: JsValue, options: JsValue) -> Result<String, JsValue> {
+    let report = report_of(&input, options)?;
+    serde_json::to_string(&report).map_err(|e| js_error(&ApiError::new("result", &e.to_string())))
+}
+
+fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Report, JsValue> {
+    let options: AnalyzeOptions =
+        options_of(options, &["config", "configName", "canaries", "failUnder", "name", "generatedAt"])?;
+    let name = options.name.as_deref().unwrap_or("trace");
+    let bytes = bytes_of(input, name)?;
+    let config = config_of(options.config.as_deref(), options.config_name.as_deref())?;
+    let canaries =
+        options.canaries.map(|c| Canaries { obvious: c.obvious, realistic: c.realistic, semantic: c.semantic });
+    let trace_options = TraceOptions {
+        config: config.as_ref(),
+        fail_under: options.fail_under,
+        canaries: canaries.as_ref(),
+        env: NO_ENV,
+        generated_at: options.generated_at.unwrap_or_else(now_isoformat),
+    };
+    trace_report(Named { name, bytes: &bytes }, &trace_options).map_err(|e| js_error(&e))
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RescoreOptions {
+    /// What if: an `agentleak.yaml` whose weights, vault and gate apply.
+    config: Option<String>,
+    config_name: Option<String>,
+    /// `score --fail-below N`: pins the runs' gate.
+    fail_below: Option<i64>,
+    /// `false` is `score --no-block-on-critical`: pins the runs' gate.
+    block_on_critical: Option<bool>,
+    /// The report's name in errors and in the record (default `report`).
+    name: Option<String>,
+}
+
+/// What `rescoreReport` returns: `agentrisk score --json`'s record, with
+/// the stored values the recomputation does not reproduce and the what-if
+/// notes.
+#[derive(Serialize)]
+struct RescoreResult<'a> {
+    #[serde(flatten)]
+    record: &'a agentrisk::ScoreRecord,
+    mismatches: &'a [agentrisk::report::Mismatch],
+    notes: &'a [String],
+}
+
+/// A stored report re-scored, as `agentrisk score --json` prints it.
+#[wasm_bindgen(js_name = rescoreReport)]
+pub fn rescore_report(report: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: RescoreOptions =
+        options_of(options, &["config", "configName", "failBelow", "blockOnCritical", "name"])?;
+    let name = options.name.as_deref().unwrap_or("report");
+    let bytes =
+        if report.is_object() && !report.is_instance_of::<Uint8Array>() && !report.is_instance_of::<ArrayBuffer>() {
+            let text = js_sys::JSON::stringify(&report)
+                .map_err(|_| js_error(&fixed_error(name, "", "the report object cannot be written as JSON")))?;
+            String::from(text).into_bytes()
+        } else {
+            bytes_of(&report, name)?
+        };
+    let what_if = config_of(options.config.as_deref(), options.config_name.as_deref())?;
+    let mut score_options = ScoreOptions::from_gate_flags(options.fail_below, options.block_on_critical);
+    score_options.what_if = what_if.as_ref();
+    let scored = score_record(Named { name, bytes: &bytes }, &score_options).map_err(|e| js_error(&e))?;
+    to_js(&RescoreResult { record: &scored.record, mismatches: &scored.rescore.mismatches, notes: &scored.notes })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct BatchOptionsIn {
+    confidence: f64,
+    continuity_correction: bool,
+    group_by: Option<String>,
+    config: Option<String>,
+    config_name: Option<String>,
+    /// Leave unreadable files out (as the CLI does) instead of throwing.
+    skip_unreadable: bool,
+}
+
+impl Default for BatchOptionsIn {
+    fn default() -> BatchOptionsIn {
+        BatchOptionsIn {
+            confidence: 0.95,
+            continuity_correction: false,
+            group_by: None,
+            config: None,
+            config_name: None,
+            skip_unreadable: false,
+        }
+    }
+}
+
+/// The batch summary of files, as `agentrisk batch --json` prints it.
+/// An unreadable file throws (its error also lists every other unreadable
+/// file in `errors`) unless `skipUnreadable` is set.
+#[wasm_bindgen(js_name = summarizeBatch)]
+pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: BatchOptionsIn = options_of(
+        options,
+        &["confidence", "continuityCorrection", "groupBy", "config", "configName", "skipUnreadable"],
+    )?;
+    let method = interval_method(options.confidence, options.continuity_correction).map_err(|e| js_error(&e))?;
+    let group_by = options.group_by.as_deref().map(group_by_from_name).transpose().map_err(|e| js_error(&e))?;
+    let config = config_of(options.config.as_deref(), options.config_name.as_deref())?;
+    let list = files
+        .dyn_into::<Array>()
+        .map_err(|_| js_error(&fixed_error("files", "", "expected an array of { name, data, folder? }")))?;
+    let mut owned: Vec<(String, String, Vec<u8>)> = Vec::with_capacity(list.length() as usize);
+    for (i, item) in list.iter().enumerate() {
+        let place = format!("files[{i}]");
+        let name = field(&item, "name")
+            .as_string()
+            .ok_or_else(|| js_error(&fixed_error("files", &format!("{place}.name"), "expected a string")))?;
+        let folder = field(&item, "folder").as_string().unwrap_or_else(|| ".".to_owned());
+        let bytes = bytes_of(&field(&item, "data"), &name)?;
+        owned.push((name, folder, bytes));
+    }
+    let inputs: Vec<BatchInput<'_>> =
+        owned.iter().map(|(name, folder, bytes)| BatchInput { name, folder, bytes }).collect();
+    let outcome = batch_summary(&inputs, &BatchOptions { method, group_by, config: config.as_ref(), env: NO_ENV });
+    if let (Some(first), false) = (outcome.errors.first(), options.skip_unreadable) {
+        let error = js_error(first);
+        set(&error, "errors", to_js(&outcome.errors)?);
+        return Err(error);
+    }
+    to_js(&outcome.summary)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct WilsonOptions {
+    confidence: f64,
+    continuity_correction: bool,
+}
+
+impl Default for WilsonOptions {
+    fn default() -> WilsonOptions {
+        WilsonOptions { confidence: 0.95, continuity_correction: false }
+    }
+}
+
+/// `k` of `n` with its Wilson score interval: `{ k, n, rate, lower, upper }`.
+#[wasm_bindgen]
+pub fn wilson(k: f64, n: f64, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: WilsonOptions = options_of(options, &["confidence", "continuityCorrection"])?;
+    let count = |value: f64, place: &str| {
+        // Whole numbers JavaScript holds exactly.
+        if value >= 0.0 && value.fract() == 0.0 && value <= 9_007_199_254_740_991.0 {
+            Ok(value as u64)
+        } else {
+            Err(js_error(&fixed_error("arguments", place, &format!("expected a whole number 0 or more, got {value}"))))
+        }
+    };
+    let method = interval_method(options.confidence, options.continuity_correction).map_err(|e| js_error(&e))?;
+    let rate = wilson_rate(count(k, "k")?, count(n, "n")?, &method).map_err(|e| js_error(&e))?;
+    to_js(&rate)
+}
+
+/// The config from its text, loaded and checked, under its name.
+fn config_of(text: Option<&str>, name: Option<&str>) -> Result<Option<NamedConfig>, JsValue> {
+    let Some(text) = text else { return Ok(None) };
+    let name = name.unwrap_or("agentleak.yaml");
+    load_config(Named { name, bytes: text.as_bytes() }).map(Some).map_err(|e| js_error(&e))
+}
+
+/// Options from a JavaScript object; `undefined` and `null` are the
+/// defaults. A key not in `known` is refused, so that a misspelt option
+/// is not silently ignored (serde-wasm-bindgen reads only the keys a
+/// struct names).
+fn options_of<T: Default + for<'de> Deserialize<'de>>(options: JsValue, known: &[&str]) -> Result<T, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(T::default());
+    }
+    if let Some(object) = options.dyn_ref::<js_sys::Object>() {
+        for key in js_sys::Object::keys(object).iter().filter_map(|k| k.as_string()) {
+            if !known.contains(&key.as_str()) {
+                let problem = format!("unknown option {key:?}; the options are {}", known.join(", "));
+                return Err(js_error(&fixed_error("options", &key, &problem)));
+            }
+        }
+    }
+    serde_wasm_bindgen::from_value(options).map_err(|e| js_error(&fixed_error("options", "", &e.to_string())))
+}
+
+/// A file's bytes from a string (as UTF-8), a `Uint8Array` or an `ArrayBuffer`.
+fn bytes_of(value: &JsValue, file: &str) -> Result<Vec<u8>, JsValue> {
+    if let Some(text) = value.as_string() {
+        Ok(text.into_bytes())
+    } else if let Some(array) = value.dyn_ref::<Uint8Array>() {
+        Ok(array.to_vec())
+    } else if let Some(buffer) = value.dyn_ref::<ArrayBuffer>() {
+        Ok(Uint8Array::new(buffer).to_vec())
+    } else {
+        Err(js_error(&fixed_error(file, "", "expected the file as a string, a Uint8Array or an ArrayBuffer")))
+    }
+}
+
+fn field(object: &JsValue, key: &str) -> JsValue {
+    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn set(object: &JsValue, key: &str, value: JsValue) {
+    // Setting a property on a fresh Error object cannot fail.
+    let _ = Reflect::set(object, &JsValue::from_str(key), &value);
+}
+
+fn fixed_error(file: &str, place: &str, problem: &str) -> ApiError {
+    ApiError { file: file.to_owned(), place: place.to_owned(), problem: problem.to_owned() }
+}
+
+/// An `Error` whose message is the CLI's words, with `file`, `where` and `what`.
+fn js_error(error: &ApiError) -> JsValue {
+    let js: JsValue = js_sys::Error::new(&error.to_string()).into();
+    set(&js, "file", JsValue::from_str(&error.file));
+    set(&js, "where", JsValue::from_str(&error.place));
+    set(&js, "what", JsValue::from_str(&error.problem));
+    js
+}
+
+/// A value as plain JavaScript objects and numbers (maps as objects), as
+/// `JSON.parse` of the CLI's output would give.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| js_error(&fixed_error("result", "", &e.to_string())))
+}
+
+/// Now, as Python's `datetime.isoformat()` writes a UTC time (millisecond
+/// clock, so the microseconds end in 000).
+fn now_isoformat() -> String {
+    let millis = js_sys::Date::now();
+    let secs = (millis / 1000.0).floor();
+    let micros = ((millis - secs * 1000.0) * 1000.0).round() as u32;
+    generated_at_from_unix(secs as i64, micros.min(999_999))
+}

@@ -1,0 +1,275 @@
+// The npm package against the reference and the CLI: every conformance
+// trace × stored config gives the reference's report fields (as
+// crates/agentrisk/tests/parity.rs compares them), every stored report
+// re-scores as stored, summarizeBatch equals `agentrisk batch --json`,
+// errors carry file/where/what, and hostile input throws without harming
+// the process. Run after `bash scripts/package.sh` and a CLI build.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { installed, root } from "./package.mjs";
+
+const corpus = join(root, "tests/fixtures/conformance");
+const cases = readdirSync(join(corpus, "cases")).sort();
+let agentrisk;
+
+before(async () => {
+  ({ agentrisk } = await installed());
+});
+
+/** What `config_for` in parity.rs gives each variant, as options. */
+function optionsFor(variant, caseDir) {
+  switch (variant) {
+    case "default":
+      return {};
+    case "pack": {
+      const file = join(caseDir, "canaries.json");
+      return existsSync(file) ? { canaries: JSON.parse(readFileSync(file, "utf8")) } : {};
+    }
+    case "cli_fail_under_95":
+      return { failUnder: 95 };
+    default:
+      return { config: readFileSync(join(corpus, "configs", `${variant}.yaml`), "utf8"), configName: `${variant}.yaml` };
+  }
+}
+
+/** parity.rs's `normalize`: drops our own wording, keeps every number and structure. */
+function normalize(report) {
+  const r = structuredClone(report);
+  for (const fw of r.compliance?.frameworks ?? []) {
+    for (const control of fw.controls ?? []) delete control.rationale;
+  }
+  if (r.compliance?.integrity) delete r.compliance.integrity.note;
+  if (r.compliance?.disclaimer) {
+    delete r.compliance.disclaimer.text;
+    delete r.compliance.disclaimer.scope;
+  }
+  r.recommendations = r.recommendations?.length ?? 0;
+  r.warnings = r.warnings?.length ?? 0;
+  for (const f of r.findings ?? []) delete f.recommendation;
+  for (const h of r.remediation_hints ?? []) {
+    delete h.advice;
+    delete h.code_fix;
+  }
+  for (const v of r.privacy_policy?.violations ?? []) delete v.message;
+  for (const v of r.privacy_policy?.flows?.violations ?? []) delete v.reason;
+  return r;
+}
+
+/** Every (case, variant, has a report) of the corpus. */
+function variants() {
+  const out = [];
+  for (const name of cases) {
+    const dir = join(corpus, "cases", name);
+    for (const file of readdirSync(dir).sort()) {
+      const report = /^report\.(.+)\.json$/.exec(file);
+      const error = /^error\.(.+)\.txt$/.exec(file);
+      if (report) out.push({ name, dir, variant: report[1], hasReport: true });
+      if (error) out.push({ name, dir, variant: error[1], hasReport: false });
+    }
+  }
+  return out;
+}
+
+test("every conformance trace × config gives the reference's report", () => {
+  let compared = 0;
+  let rejected = 0;
+  const failures = [];
+  for (const { name, dir, variant, hasReport } of variants()) {
+    const trace = readFileSync(join(dir, "trace.json"));
+    const options = { ...optionsFor(variant, dir), name: `${name}/trace.json` };
+    if (hasReport) {
+      const theirs = JSON.parse(readFileSync(join(dir, `report.${variant}.json`), "utf8"));
+      let ours;
+      try {
+        ours = agentrisk.analyzeTrace(new Uint8Array(trace), { ...options, generatedAt: theirs.generated_at });
+      } catch (e) {
+        failures.push(`${name} [${variant}]: threw ${e.message}`);
+        continue;
+      }
+      try {
+        assert.deepStrictEqual(normalize(ours), normalize(theirs));
+        compared += 1;
+      } catch (e) {
+        failures.push(`${name} [${variant}]: report differs\n${e.message.slice(0, 1500)}`);
+      }
+    } else if (name === "edge_json_bom") {
+      // parity.rs: we accept a BOM that Python's json rejects.
+    } else {
+      assert.throws(() => agentrisk.analyzeTrace(trace, options), (e) => e instanceof Error && e.what.length > 0);
+      rejected += 1;
+    }
+  }
+  assert.deepEqual(failures, []);
+  assert.equal(compared + rejected > 600, true, `${compared} compared, ${rejected} rejected`);
+});
+
+test("a string and bytes give the same report; analyzeTraceJson is the same report as text", () => {
+  const text = readFileSync(join(corpus, "cases/ex_hr_trace/trace.json"), "utf8");
+  const options = { generatedAt: "2026-01-01T00:00:00+00:00" };
+  const fromText = agentrisk.analyzeTrace(text, options);
+  assert.deepStrictEqual(agentrisk.analyzeTrace(new TextEncoder().encode(text), options), fromText);
+  assert.deepStrictEqual(JSON.parse(agentrisk.analyzeTraceJson(text, options)), fromText);
+  // Without generatedAt: now, as Python's isoformat() writes UTC.
+  assert.match(agentrisk.analyzeTrace(text).generated_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
+});
+
+const NOTES_WITH_UNKNOWN_GATE = [
+  "ex_customer_support_trace/report.cli_fail_under_95.json: gate consistent with fail_below ≥ 61",
+  "ex_hr_trace/report.cli_fail_under_95.json: gate consistent with fail_below ≥ 43",
+  "ex_hr_trace/report.no_block_on_critical.json: gate consistent with fail_below ≥ 43",
+];
+
+test("every stored report re-scores as stored", () => {
+  const notes = [];
+  let reports = 0;
+  for (const name of cases) {
+    const dir = join(corpus, "cases", name);
+    for (const file of readdirSync(dir).filter((f) => /^report\..+\.json$/.test(f)).sort()) {
+      const text = readFileSync(join(dir, file), "utf8");
+      const stored = JSON.parse(text);
+      const label = `${name}/${file}`;
+      const result = agentrisk.rescoreReport(text, { name: label });
+      assert.deepEqual(
+        [result.file, result.run_id, result.risk_index, result.privacy_score, result.verdict, result.blocked],
+        [label, stored.run_id, stored.risk_index, stored.privacy_score, stored.verdict, stored.blocked],
+      );
+      assert.equal(result.consistent, true, `${label}: ${JSON.stringify(result.mismatches)}`);
+      assert.deepEqual(result.mismatches, []);
+      if (result.gate_note !== null) notes.push(`${label}: ${result.gate_note}`);
+      // An object gives the same record as its text.
+      if (reports % 50 === 0) assert.deepStrictEqual(agentrisk.rescoreReport(stored, { name: label }), result);
+      reports += 1;
+    }
+  }
+  assert.equal(reports, 654);
+  assert.deepEqual(notes, NOTES_WITH_UNKNOWN_GATE);
+  // The gate pinned as the run was made (score --fail-below 95): consistent, no note.
+  const pinned = agentrisk.rescoreReport(
+    readFileSync(join(corpus, "cases/ex_hr_trace/report.cli_fail_under_95.json")),
+    { failBelow: 95 },
+  );
+  assert.equal(pinned.consistent, true);
+  assert.equal(pinned.gate_note, null);
+  // Pinned to the wrong gate: the stored decision is a mismatch.
+  const wrong = agentrisk.rescoreReport(readFileSync(join(corpus, "cases/ex_hr_trace/report.cli_fail_under_95.json")), {
+    failBelow: 40,
+  });
+  assert.equal(wrong.consistent, false);
+  assert.deepEqual(wrong.mismatches.map((m) => m.field), ["blocked"]);
+});
+
+function cli() {
+  for (const profile of ["release", "debug"]) {
+    const bin = join(root, "target", profile, "agentrisk");
+    if (existsSync(bin)) return bin;
+  }
+  throw new Error("no agentrisk binary: run cargo build -p agentrisk-cli");
+}
+
+test("summarizeBatch equals agentrisk batch --json on the fixture traces", () => {
+  const paths = cases.map((name) => relative(root, join(corpus, "cases", name, "trace.json")));
+  const files = paths.map((path) => ({ name: path, folder: dirname(path), data: readFileSync(join(root, path)) }));
+  for (const args of [[], ["--group-by", "folder", "--confidence", "0.9", "--continuity-correction"]]) {
+    let stdout;
+    try {
+      stdout = execFileSync(cli(), ["batch", "--json", "-q", ...args, ...paths], { cwd: root, maxBuffer: 1 << 28 });
+    } catch (e) {
+      // Exit 2: some fixture traces are rejected; the summary is still printed.
+      assert.equal(e.status, 2);
+      stdout = e.stdout;
+    }
+    const theirs = JSON.parse(stdout.toString());
+    const options = args.length
+      ? { groupBy: "folder", confidence: 0.9, continuityCorrection: true, skipUnreadable: true }
+      : { skipUnreadable: true };
+    const ours = agentrisk.summarizeBatch(files, options);
+    assert.deepStrictEqual(ours, theirs);
+    assert.equal(ours.runs > 200, true, `${ours.runs} runs`);
+  }
+  // Without skipUnreadable the first unreadable file throws, naming them all.
+  const error = (() => {
+    try {
+      agentrisk.summarizeBatch(files);
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.ok(error instanceof Error);
+  assert.equal(error.errors.length > 0, true);
+  assert.deepEqual([error.file, error.where, error.what], [error.errors[0].file, error.errors[0].where, error.errors[0].what]);
+});
+
+test("errors carry file, where and what in the CLI's words", () => {
+  const thrown = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      return e;
+    }
+    assert.fail("expected a throw");
+  };
+  const json = thrown(() => agentrisk.analyzeTrace('{"events": [', { name: "bad.json" }));
+  assert.ok(json instanceof Error);
+  assert.deepEqual([json.file, json.where], ["bad.json", "line 1, column 13"]);
+  assert.match(json.what, /^invalid JSON/);
+  assert.equal(json.message, `bad.json: line 1, column 13: ${json.what}`);
+
+  const channel = thrown(() =>
+    agentrisk.analyzeTrace('{"run_id": "r", "events": [{"event_id": "e", "channel": "fax", "content": "x"}]}'),
+  );
+  assert.deepEqual([channel.file, channel.where], ["trace", "events[0].channel"]);
+  assert.match(channel.what, /unknown channel/);
+
+  const config = thrown(() => agentrisk.analyzeTrace("{}", { config: "scoring:\n  fail_below: [1]\n" }));
+  assert.deepEqual([config.file, config.where], ["agentleak.yaml", "scoring.fail_below"]);
+
+  const report = thrown(() => agentrisk.rescoreReport('{"report": "agentleak", "version": 3}', { name: "r.json" }));
+  assert.equal(report.file, "r.json");
+  assert.ok(report.what.length > 0);
+
+  const option = thrown(() => agentrisk.analyzeTrace("{}", { confg: "typo" }));
+  assert.deepEqual([option.file, option.where], ["options", "confg"]);
+  assert.match(option.what, /^unknown option "confg"; the options are config, /);
+
+  const input = thrown(() => agentrisk.analyzeTrace(42));
+  assert.deepEqual([input.file, input.where], ["trace", ""]);
+  assert.match(input.what, /string, a Uint8Array or an ArrayBuffer/);
+
+  const group = thrown(() => agentrisk.summarizeBatch([], { groupBy: "team" }));
+  assert.deepEqual([group.file, group.where], ["options", "groupBy"]);
+});
+
+test("a 100 000-level nested input throws and the process lives on", () => {
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  const deepObject = '{"a":'.repeat(100_000) + "1" + "}".repeat(100_000);
+  for (const input of [deep, deepObject, `{"run_id": "r", "events": [], "metadata": ${deep}}`]) {
+    assert.throws(() => agentrisk.analyzeTrace(input, { name: "deep.json" }), (e) => e.file === "deep.json" && /nest/.test(e.what));
+  }
+  assert.throws(() => agentrisk.rescoreReport(`{"report": "agentleak", "x": ${deep}}`), (e) => e.file === "report");
+  assert.throws(() => agentrisk.analyzeTrace("{}", { config: "[".repeat(100_000) }), (e) => e.file === "agentleak.yaml");
+  assert.throws(() => agentrisk.summarizeBatch([{ name: "deep.json", data: deep }]), (e) => e.file === "deep.json");
+  // The module still works afterwards.
+  assert.equal(agentrisk.analyzeTrace('{"run_id": "after", "events": []}').run_id, "after");
+});
+
+test("wilson gives R's prop.test intervals", () => {
+  const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} vs ${b}`);
+  const w = agentrisk.wilson(3, 10);
+  assert.deepEqual([w.k, w.n, w.rate], [3, 10, 0.3]);
+  close(w.lower, 0.10779126740630104);
+  close(w.upper, 0.6032218525388545);
+  assert.deepEqual(agentrisk.wilson(0, 0), { k: 0, n: 0, rate: null, lower: null, upper: null });
+  const all = agentrisk.wilson(10, 10, { confidence: 0.9, continuityCorrection: true });
+  assert.equal(all.upper, 1);
+  assert.throws(() => agentrisk.wilson(4, 3), (e) => e.where === "k");
+  assert.throws(() => agentrisk.wilson(1.5, 3), (e) => e.where === "k");
+  assert.throws(() => agentrisk.wilson(1, 3, { confidence: 1 }), (e) => e.where === "confidence");
+});
+
+test("version is the crate's", () => {
+  const cargo = readFileSync(join(root, "crates/agentrisk-wasm/Cargo.toml"), "utf8");
+  assert.equal(agentrisk.version, /^version = "(.*)"/m.exec(cargo)[1]);
+});

@@ -1,0 +1,52 @@
+// index.d.ts against use: a TypeScript file that calls every export, and
+// one that misuses them, compiled by tsc against the installed package.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { installed, root } from "./package.mjs";
+
+const tsc = join(root, "node_modules/.bin/tsc");
+const flags = ["--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--lib", "es2022,dom"];
+
+function compile(dir, file, source) {
+  writeFileSync(join(dir, file), source);
+  try {
+    execFileSync(tsc, [...flags, file], { cwd: dir, encoding: "utf8" });
+    return "";
+  } catch (e) {
+    return e.stdout || String(e);
+  }
+}
+
+test("the declarations type every export, and reject misuse", async () => {
+  const { dir } = await installed();
+  const good = `
+import { ready, analyzeTrace, analyzeTraceJson, rescoreReport, summarizeBatch, wilson, version, initialize,
+  type Report, type RescoreResult, type BatchSummary, type Rate, type AgentRiskError } from "agentrisk";
+await ready;
+await initialize();
+const report: Report = analyzeTrace("{}", { config: "scoring: {}", canaries: { obvious: ["x"] }, failUnder: 60 });
+const ri: number = report.risk_index;
+const channel: string = report.findings[0].channel;
+const json: string = analyzeTraceJson(new Uint8Array(2));
+const scored: RescoreResult = rescoreReport(report, { config: "", failBelow: 40, blockOnCritical: false });
+const ok: boolean = scored.consistent && scored.mismatches.every((m) => m.field.length > 0);
+const summary: BatchSummary = summarizeBatch([{ name: "a.json", data: json, folder: "x" }], { groupBy: "scenario", confidence: 0.9 });
+const leak: number | null = summary.leak_rate.rate;
+const rate: Rate = wilson(1, 2, { continuityCorrection: true });
+const v: string = version;
+try { analyzeTrace(""); } catch (e) { const err = e as AgentRiskError; const parts: string[] = [err.file, err.where, err.what]; }
+export { ri, channel, ok, leak, rate, v };
+`;
+  assert.equal(compile(dir, "good.mts", good), "");
+  const bad = `
+import { analyzeTrace, summarizeBatch, wilson } from "agentrisk";
+analyzeTrace(42);
+summarizeBatch([{ name: "a", data: "" }], { groupBy: "team" });
+const s: string = wilson(1, 2).rate;
+`;
+  const errors = compile(dir, "bad.mts", bad);
+  assert.equal((errors.match(/error TS/g) ?? []).length, 3, errors);
+});
