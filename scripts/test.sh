@@ -35,6 +35,9 @@ cargo test --offline --target wasm32-unknown-unknown -p agentrisk-viewer --test 
 step "trunk build --release"
 trunk build --release --offline
 
+step "download size: page + worker wasm within 1.2 MB gzipped (scripts/size.mjs)"
+node scripts/size.mjs --no-time
+
 step "end-to-end tests (Playwright + Chromium) against dist/"
 node --test tests/e2e/
 
