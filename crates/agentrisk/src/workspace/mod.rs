@@ -97,8 +97,12 @@ pub fn size_refusal(size: u64, held: u64) -> Option<String> {
 }
 
 /// What became of one file.
+///
+/// Externally tagged (`{"trace": {...}}`): an internally tagged enum is read
+/// through a buffer, which in the viewer's page means a second copy of the
+/// whole report's decoding code in its wasm (about 20 kB gzipped).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FileResult {
     Report(Box<LoadedReport>),
     Trace(Box<AnalyzedTrace>),
