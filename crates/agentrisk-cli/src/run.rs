@@ -237,24 +237,7 @@ fn write_report(out: &mut impl Write, report: &agentrisk::model::Report) -> std:
 /// The current UTC time as Python's `datetime.isoformat()` writes it.
 fn now_isoformat() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    isoformat(now.as_secs() as i64, now.subsec_micros())
-}
-
-fn isoformat(secs: i64, micros: u32) -> String {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let time = format!("{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60);
-    let fraction = if micros == 0 { String::new() } else { format!(".{micros:06}") };
-    format!("{year:04}-{month:02}-{day:02}T{time}{fraction}+00:00")
+    agentrisk::workspace::generated_at_from_unix(now.as_secs() as i64, now.subsec_micros())
 }
 
 #[cfg(test)]
@@ -263,8 +246,11 @@ mod tests {
 
     #[test]
     fn timestamps_and_file_names() {
-        assert_eq!(isoformat(0, 0), "1970-01-01T00:00:00+00:00");
-        assert_eq!(isoformat(1_796_223_149, 778_071), "2026-12-02T14:52:29.778071+00:00");
+        assert_eq!(agentrisk::workspace::generated_at_from_unix(0, 0), "1970-01-01T00:00:00+00:00");
+        assert_eq!(
+            agentrisk::workspace::generated_at_from_unix(1_796_223_149, 778_071),
+            "2026-12-02T14:52:29.778071+00:00"
+        );
         assert_eq!(file_name_for("run_healthcare_001"), "run_healthcare_001");
         assert_eq!(file_name_for("../etc/x y"), ".._etc_x_y");
         assert_eq!(file_name_for(".."), "run");

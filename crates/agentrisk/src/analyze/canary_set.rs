@@ -10,6 +10,7 @@
 //! viewer's canary-set setting): an explicit set wins ([`canaries_in_force`]).
 
 use super::Canaries;
+use crate::util::json_kind;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -89,7 +90,7 @@ impl Canaries {
                 place: if place.is_empty() { "top level".to_owned() } else { place.to_owned() },
                 problem: format!(
                     "expected a canary set, an object with \"obvious\", \"realistic\" and \"semantic\" lists, found {}",
-                    kind(value)
+                    json_kind(value)
                 ),
             });
         };
@@ -127,12 +128,12 @@ fn tier_of(map: &Map<String, Value>, place: &str, tier: &str) -> Result<Vec<Stri
                 Value::String(s) => Ok(s.clone()),
                 other => Err(CanaryError {
                     place: format!("{path}[{i}]"),
-                    problem: format!("expected a string, found {}", kind(other)),
+                    problem: format!("expected a string, found {}", json_kind(other)),
                 }),
             })
             .collect(),
         Some(other) => {
-            Err(CanaryError { place: path, problem: format!("expected a list of strings, found {}", kind(other)) })
+            Err(CanaryError { place: path, problem: format!("expected a list of strings, found {}", json_kind(other)) })
         }
     }
 }
@@ -156,17 +157,6 @@ pub fn canaries_in_force<'a>(
         }
         (None, None) => None,
     })
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

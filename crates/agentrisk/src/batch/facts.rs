@@ -27,6 +27,7 @@
 
 use super::redteam::{attack_class, RunResult};
 use crate::model::{Channel, Level, LevelProfile, Report};
+use crate::util::json_kind;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -194,7 +195,9 @@ fn attack_record(report: &Report, meta: &Map<String, Value>) -> Result<Option<Ru
         match meta.get(field) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(MetadataError { field, problem: format!("must be a string, found {}", kind(other)) }),
+            Some(other) => {
+                Err(MetadataError { field, problem: format!("must be a string, found {}", json_kind(other)) })
+            }
         }
     };
     let class_id = match text("attack_class_id")? {
@@ -231,14 +234,14 @@ fn attack_record(report: &Report, meta: &Map<String, Value>) -> Result<Option<Ru
                 Value::String(s) => Ok(s.clone()),
                 other => Err(MetadataError {
                     field: "expected_leaks",
-                    problem: format!("must be an array of strings, found {} in it", kind(other)),
+                    problem: format!("must be an array of strings, found {} in it", json_kind(other)),
                 }),
             })
             .collect::<Result<_, _>>()?,
         Some(other) => {
             return Err(MetadataError {
                 field: "expected_leaks",
-                problem: format!("must be an array of strings, found {}", kind(other)),
+                problem: format!("must be an array of strings, found {}", json_kind(other)),
             })
         }
     };
@@ -271,15 +274,4 @@ fn attack_record(report: &Report, meta: &Map<String, Value>) -> Result<Option<Ru
         risk_index: report.risk_index,
         privacy_score: report.privacy_score as f64,
     }))
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

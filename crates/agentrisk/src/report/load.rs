@@ -1,5 +1,6 @@
 use super::Report;
 use crate::model::REPORT_KIND;
+use crate::util::json_kind;
 use serde_json::error::Category;
 
 /// Why bytes could not be read as an AgentLeak report. `Display` gives the
@@ -77,17 +78,6 @@ fn shape_error(bytes: &[u8], e: &serde_json::Error) -> LoadError {
         // A type error can be met before a syntax error further on (a
         // truncated file): the broken JSON is the real problem to report.
         Err(syntax) => LoadError::Json { line: syntax.line(), column: syntax.column(), message: json_message(&syntax) },
-    }
-}
-
-fn json_kind(value: &serde_json::Value) -> &'static str {
-    match value {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
     }
 }
 
