@@ -3,14 +3,9 @@
 //! reads the file (the core's rule) and analyses every trace again; a trace
 //! with its own `metadata.canaries` uses the set in force instead.
 
+use crate::components::small_file::{on_small_file, open_file_input};
 use agentrisk::workspace::CanariesUsed;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
-
-/// The largest canary-set file picked.
-const MAX_CANARY_BYTES: f64 = 1e6;
 
 #[derive(Properties, PartialEq)]
 pub struct CanaryProps {
@@ -26,41 +21,8 @@ pub struct CanaryProps {
 #[function_component(CanaryPanel)]
 pub fn canary_panel(props: &CanaryProps) -> Html {
     let too_large = use_state(|| None::<String>);
-    let pick = {
-        let (too_large, on_pick) = (too_large.clone(), props.on_pick.clone());
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-            input.set_value("");
-            let name = file.name();
-            if file.size() > MAX_CANARY_BYTES {
-                too_large.set(Some(format!(
-                    "{name}: {:.1} MB is too large for a canary set (at most 1 MB)",
-                    file.size() / 1e6
-                )));
-                return;
-            }
-            let (too_large, on_pick) = (too_large.clone(), on_pick.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                match JsFuture::from(file.array_buffer()).await {
-                    Ok(buffer) => {
-                        too_large.set(None);
-                        on_pick.emit((name, js_sys::Uint8Array::new(&buffer).to_vec()));
-                    }
-                    Err(_) => too_large.set(Some(format!("{name}: cannot read the file"))),
-                }
-            });
-        })
-    };
-    let open_picker = Callback::from(|_: MouseEvent| {
-        let input = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id("canary-file"))
-            .and_then(|e| e.dyn_into::<HtmlInputElement>().ok());
-        if let Some(input) = input {
-            input.click();
-        }
-    });
+    let pick = on_small_file("a canary set", too_large.clone(), props.on_pick.clone());
+    let open_picker = open_file_input("canary-file");
     let clear = props.on_clear.reform(|_: MouseEvent| ());
     let problem = props.problem.clone().or_else(|| (*too_large).clone());
     html! {

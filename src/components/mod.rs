@@ -16,6 +16,7 @@ pub mod pager;
 pub mod run_detail;
 pub mod run_table;
 pub mod scoring;
+pub mod small_file;
 pub mod text;
 
 /// A Risk Index as the viewer prints it: four decimals, like the report.

@@ -5,15 +5,11 @@
 //! from and exported as an `agentleak.yaml`.
 
 use crate::components::download::download;
+use crate::components::small_file::{on_small_file, open_file_input};
 use agentrisk::config::Builtin;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
-
-/// The largest config file imported.
-const MAX_CONFIG_BYTES: f64 = 1e6;
 
 #[derive(Properties, PartialEq)]
 pub struct ScoringProps {
@@ -204,43 +200,8 @@ pub fn scoring_panel(props: &ScoringProps) -> Html {
         let yaml = props.applied.to_yaml();
         Callback::from(move |_: MouseEvent| download("agentleak.yaml", "application/yaml", &yaml))
     };
-    let import = {
-        let (problem, on_import) = (problem.clone(), props.on_import.clone());
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-            input.set_value("");
-            let (problem, on_import) = (problem.clone(), on_import.clone());
-            let name = file.name();
-            // Read on the page's thread: a config is a few lines, and a
-            // larger file is not one.
-            if file.size() > MAX_CONFIG_BYTES {
-                problem.set(Some(format!(
-                    "{name}: {:.1} MB is too large for an agentleak.yaml (at most 1 MB)",
-                    file.size() / 1e6
-                )));
-                return;
-            }
-            wasm_bindgen_futures::spawn_local(async move {
-                match JsFuture::from(file.array_buffer()).await {
-                    Ok(buffer) => {
-                        problem.set(None);
-                        on_import.emit((name, js_sys::Uint8Array::new(&buffer).to_vec()));
-                    }
-                    Err(_) => problem.set(Some(format!("{name}: cannot read the file"))),
-                }
-            });
-        })
-    };
-    let open_import = Callback::from(|_: MouseEvent| {
-        let input = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id("import-config"))
-            .and_then(|e| e.dyn_into::<HtmlInputElement>().ok());
-        if let Some(input) = input {
-            input.click();
-        }
-    });
+    let import = on_small_file("an agentleak.yaml", problem.clone(), props.on_import.clone());
+    let open_import = open_file_input("import-config");
 
     html! {
         <section class="batch scoring" aria-labelledby="scoring-title">
