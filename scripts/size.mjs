@@ -1,9 +1,9 @@
-// What a first visit costs: the size of the page's and the worker's wasm in
-// dist/ (raw and gzip -9, and the two gzipped together), then the time from
+// What a first visit costs: the size of the viewer's wasm in dist/ (raw and
+// gzip -9; the page and its worker run the same binary), then the time from
 // navigation to an interactive empty page, served from this machine, in
 // headless Chromium on a fresh profile each run (no HTTP cache, no service
-// worker), median of RUNS runs. Exits 1 when the two gzipped wasm files
-// together exceed the budget.
+// worker), median of RUNS runs. Exits 1 when the gzipped wasm exceeds the
+// budget.
 //
 //   node scripts/size.mjs [--dist DIR] [--runs N] [--budget BYTES] [--mbps N] [--no-time]
 //
@@ -45,8 +45,7 @@ function options(argv) {
   return o;
 }
 
-/** The one wasm file of `bin` in `dist`: Trunk names the page's
- * `<bin>-<hash>_bg.wasm` and a worker's `<bin>_bg.wasm`. */
+/** The one wasm file of `bin` in `dist`: Trunk names it `<bin>-<hash>_bg.wasm`. */
 function wasmOf(dist, bin) {
   const name = new RegExp(`^${bin}(-[0-9a-f]+)?_bg\\.wasm$`);
   const found = readdirSync(dist).filter((f) => name.test(f));
@@ -98,13 +97,13 @@ async function timeOnce(url, mbps) {
 }
 
 const o = options(process.argv.slice(2));
-const rows = ["app", "worker"].map((bin) => {
+const rows = ["viewer"].map((bin) => {
   const path = wasmOf(o.dist, bin);
   const bytes = readFileSync(path);
   return { bin, path, raw: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
 });
 console.log(["wasm", "raw bytes", "gzip -9 bytes", "file"].join("\t"));
-for (const r of rows) console.log([r.bin === "app" ? "page" : "worker", r.raw, r.gz, r.path].join("\t"));
+for (const r of rows) console.log(["page + worker", r.raw, r.gz, r.path].join("\t"));
 const raw = rows.reduce((s, r) => s + r.raw, 0);
 const gz = rows.reduce((s, r) => s + r.gz, 0);
 console.log(["total", raw, gz].join("\t"));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prints the size of the page's and the worker's wasm in dist/ (raw and
-# gzip -9), their gzipped total, and the time to an interactive empty page
+# Prints the size of the viewer's wasm in dist/ (raw and gzip -9; the page
+# and its worker run the same binary), and the time to an interactive empty page
 # served locally (median of 5 runs in headless Chromium); exits 1 when the
 # gzipped total exceeds 1.2 MB. Uses the dist/ already built unless --build
 # is given first, which runs `trunk build --release --offline` before.

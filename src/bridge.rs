@@ -17,8 +17,37 @@ use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::Callback;
 
-/// The loader Trunk writes for the `worker` binary (`data-loader-shim`).
-const WORKER_URL: &str = "./worker_loader.js";
+/// The worker's bootstrap (`www/worker.js`): it runs this same binary.
+const WORKER_URL: &str = "./worker.js";
+
+#[wasm_bindgen]
+extern "C" {
+    /// Where this module's wasm-bindgen glue was loaded from.
+    #[wasm_bindgen(thread_local_v2, js_namespace = ["import", "meta"], js_name = url)]
+    static GLUE_URL: JsValue;
+}
+
+/// A new worker running this binary's worker half. A single-file review
+/// pack has no worker file to load: its bootstrap defines
+/// `agentriskPackWorker()`, which starts one from the pack's own text.
+/// Either way the worker gets this page's compiled module, so the code is
+/// neither fetched nor compiled twice.
+fn new_worker() -> Result<Worker, JsValue> {
+    let pack_worker = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("agentriskPackWorker"))?;
+    let worker: Worker = match pack_worker.dyn_into::<js_sys::Function>() {
+        Ok(start) => start.call0(&JsValue::NULL)?.dyn_into()?,
+        Err(_) => {
+            let options = WorkerOptions::new();
+            options.set_type(WorkerType::Module);
+            Worker::new_with_options(WORKER_URL, &options)?
+        }
+    };
+    let start = js_sys::Object::new();
+    js_sys::Reflect::set(&start, &JsValue::from_str("glue"), &GLUE_URL.with(JsValue::clone))?;
+    js_sys::Reflect::set(&start, &JsValue::from_str("module"), &wasm_bindgen::module())?;
+    worker.post_message(&start)?;
+    Ok(worker)
+}
 
 pub use crate::protocol::Source;
 
@@ -174,10 +203,7 @@ impl Bridge {
 
 /// A new worker whose messages and errors go to the bridge behind `weak`.
 fn start_worker(weak: &Weak<RefCell<Inner>>, generation: u32) -> Result<Running, String> {
-    let options = WorkerOptions::new();
-    options.set_type(WorkerType::Classic);
-    let worker = Worker::new_with_options(WORKER_URL, &options)
-        .map_err(|e| format!("cannot start the analysis worker: {e:?}"))?;
+    let worker = new_worker().map_err(|e| format!("cannot start the analysis worker: {e:?}"))?;
     let for_messages = weak.clone();
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
         let text = event.data().as_string().unwrap_or_default();

@@ -6,7 +6,8 @@
 //!
 //! * [`protocol`] — the messages between page and worker, and the one core
 //!   call the worker makes per file.
-//! * [`worker`] — the worker's entry point (bin `worker`).
+//! * [`worker`] — the worker's entry point (the `viewer` binary, run in a
+//!   dedicated worker).
 //! * [`bridge`] — the page's handle on the worker.
 //! * [`state`] — the page state (`Reducible`) and its actions.
 //! * [`components`] — the views.

@@ -1,3 +1,0 @@
-fn main() {
-    agentrisk_viewer::start_app();
-}
