@@ -552,7 +552,7 @@ fn print_header(state: &State) -> String {
     let settings = if state.whatif.is_reference_default() {
         "AgentLeak's reference defaults".to_owned()
     } else {
-        format!("what-if: {}", describe_whatif(&state.whatif))
+        format!("what-if: {}", state.whatif.describe())
     };
     format!(
         "AgentRisk Viewer · printed {when} · {} files: {} · scoring: {settings} · batch intervals: Wilson, {}%{}",
@@ -561,36 +561,6 @@ fn print_header(state: &State) -> String {
         state.batch.confidence * 100.0,
         if state.batch.continuity_correction { ", continuity correction" } else { "" }
     )
-}
-
-/// What differs from the reference's defaults, in a few words.
-fn describe_whatif(w: &WhatIf) -> String {
-    let d = WhatIf::reference_defaults();
-    let mut parts = Vec::new();
-    if w.weights != d.weights {
-        parts.push(format!("weights {:?}", w.weights));
-    }
-    if !w.level_overrides.is_empty() {
-        parts.push(format!("{} level overrides", w.level_overrides.len()));
-    }
-    match &w.vault {
-        WhatIfVault::Observed => {}
-        WhatIfVault::Levels(l) => parts.push(format!("vault of {:?} secrets per level", l)),
-        WhatIfVault::RhoS(r) => parts.push(format!("vault ρ_S {r}")),
-    }
-    if w.fail_below != d.fail_below {
-        parts.push(format!("block below {}", w.fail_below));
-    }
-    if !w.block_on_critical {
-        parts.push("no block on L4".to_owned());
-    }
-    if w.detectors != d.detectors {
-        parts.push("detectors changed".to_owned());
-    }
-    if parts.is_empty() {
-        parts.push("scored as with a config file".to_owned());
-    }
-    format!("{}.", parts.join(", "))
 }
 
 /// The keyboard shortcuts, as the help dialog lists them.

@@ -20,6 +20,7 @@ pub mod config;
 pub mod detect;
 pub mod model;
 pub mod pipeline;
+pub mod publish;
 pub mod pyunicode;
 pub mod report;
 pub mod score;

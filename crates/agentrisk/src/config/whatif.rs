@@ -35,6 +35,38 @@ pub struct WhatIf {
 }
 
 impl WhatIf {
+    /// What differs from the reference's defaults, in a few words (the
+    /// viewer's printed header, a published site's config summary).
+    pub fn describe(&self) -> String {
+        let w = self;
+        let d = WhatIf::reference_defaults();
+        let mut parts = Vec::new();
+        if w.weights != d.weights {
+            parts.push(format!("weights {:?}", w.weights));
+        }
+        if !w.level_overrides.is_empty() {
+            parts.push(format!("{} level overrides", w.level_overrides.len()));
+        }
+        match &w.vault {
+            WhatIfVault::Observed => {}
+            WhatIfVault::Levels(l) => parts.push(format!("vault of {:?} secrets per level", l)),
+            WhatIfVault::RhoS(r) => parts.push(format!("vault ρ_S {r}")),
+        }
+        if w.fail_below != d.fail_below {
+            parts.push(format!("block below {}", w.fail_below));
+        }
+        if !w.block_on_critical {
+            parts.push("no block on L4".to_owned());
+        }
+        if w.detectors != d.detectors {
+            parts.push("detectors changed".to_owned());
+        }
+        if parts.is_empty() {
+            parts.push("scored as with a config file".to_owned());
+        }
+        format!("{}.", parts.join(", "))
+    }
+
     /// The reference's defaults with no config file: weights 1..4, the
     /// observed vault, fail below 40, block on L4, every detector on.
     pub fn reference_defaults() -> WhatIf {

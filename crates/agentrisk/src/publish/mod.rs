@@ -1,0 +1,467 @@
+//! Publishing runs for readers: a report site (a folder any static server
+//! can host) or a review pack (one HTML file that opens from disk), both
+//! described by a [`Manifest`] that lets the viewer show whether what it
+//! displays is what was published.
+//!
+//! Flow: source files → [`publish`] (each analysed as the viewer would,
+//! its data file chosen, its numbers recorded) → [`Publication`] → written
+//! out by [`site_files`] or [`pack_html`]. On opening, the viewer analyses
+//! each data file again and [`check_file`] compares it with its entry.
+//!
+//! By default a trace is published as its report (redacted values only);
+//! the raw trace, which holds the very secrets being audited, goes out only
+//! when the publisher asks for it ([`PublishOptions::include_traces`]).
+//!
+//! "Verified" means the files and numbers agree with the manifest: it
+//! shows accidental or naive edits. It is not a signature: whoever can
+//! edit the files can also write a new manifest.
+
+mod encode;
+mod pack;
+
+pub use encode::{base64, base85_decode, base85_encode, deflate, sha256_hex};
+pub use pack::{pack_html, site_files, ViewerAssets, DIST_MARKER, PACK_BOOT_MARKER};
+
+use crate::batch::{detect_kind, FileKind, RunFacts, RunResult};
+use crate::workspace::{analyze_file, settings_from_yaml, FileResult};
+use crate::workspace::{trace_report, Named, NamedConfig, TraceOptions};
+use serde::{Deserialize, Serialize};
+
+/// The manifest's format name.
+pub const FORMAT: &str = "agentrisk-publication";
+/// The manifest format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// What a site or pack holds, and the numbers computed when it was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: String,
+    pub format_version: u32,
+    pub title: String,
+    /// When it was published (UTC, ISO 8601).
+    pub generated_at: String,
+    /// The version of the `agentrisk` that published it.
+    pub tool_version: String,
+    pub config: ConfigUsed,
+    /// True when the raw traces are published (their secrets included).
+    pub include_traces: bool,
+    pub files: Vec<PublishedFile>,
+}
+
+/// The scoring settings the numbers were computed with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigUsed {
+    /// The config file's name; `None` for the reference's defaults.
+    pub name: Option<String>,
+    /// In a few words: "reference defaults", or what differs from them.
+    pub summary: String,
+    /// The config's text, which the viewer applies before analysing.
+    pub yaml: Option<String>,
+}
+
+/// One source file as published.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PublishedFile {
+    pub name: String,
+    pub folder: String,
+    /// `trace`, `report`, `scorecard`, `red-team results` or `canary set`.
+    pub kind: String,
+    /// The source file's size in bytes.
+    pub size: u64,
+    /// SHA-256 of the source file (hex).
+    pub sha256: String,
+    /// The file the reader gets; `None` when the source could not be published.
+    pub data: Option<DataFile>,
+    /// The numbers the source gave when published.
+    pub numbers: Numbers,
+    /// Why the source could not be published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The published file of a source: its report, or the source itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DataFile {
+    /// Relative to the manifest: `data/<name>`.
+    pub path: String,
+    /// `report` (a trace published as its report) or the source's kind.
+    pub kind: String,
+    pub size: u64,
+    /// SHA-256 of the data file (hex).
+    pub sha256: String,
+}
+
+/// A file's numbers: every run it holds, and its red-team records.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Numbers {
+    pub runs: Vec<RunNumbers>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redteam: Vec<RunResult>,
+}
+
+/// A run's headline numbers: the same whether read from its trace or from
+/// its report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunNumbers {
+    pub run_id: String,
+    pub privacy_score: i64,
+    pub risk_index: f64,
+    pub verdict: String,
+    pub blocked: bool,
+    pub leaked_secrets: u64,
+    pub vault_secrets: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redteam: Option<RunResult>,
+}
+
+impl RunNumbers {
+    fn of(facts: &RunFacts) -> RunNumbers {
+        RunNumbers {
+            run_id: facts.run_id.clone(),
+            privacy_score: facts.privacy_score,
+            risk_index: facts.risk_index,
+            verdict: facts.verdict.clone(),
+            blocked: facts.blocked,
+            leaked_secrets: facts.leaked_secrets,
+            vault_secrets: facts.vault_secrets,
+            redteam: facts.redteam.clone(),
+        }
+    }
+}
+
+impl Numbers {
+    /// The numbers of an analysed file (none for an error or a canary set).
+    pub fn of(result: &FileResult) -> Numbers {
+        match result {
+            FileResult::Trace(trace) => Numbers { runs: vec![RunNumbers::of(&trace.facts)], redteam: Vec::new() },
+            FileResult::Report(report) => Numbers { runs: vec![RunNumbers::of(&report.facts)], redteam: Vec::new() },
+            FileResult::Batch(batch) => {
+                Numbers { runs: batch.runs.iter().map(RunNumbers::of).collect(), redteam: batch.redteam.clone() }
+            }
+            FileResult::CanarySet(_) | FileResult::Error { .. } => Numbers::default(),
+        }
+    }
+
+    /// The first difference from `expected`, in words; `None` when equal.
+    fn difference(&self, expected: &Numbers) -> Option<String> {
+        if self.runs.len() != expected.runs.len() {
+            return Some(format!("{} runs here, {} in the manifest", self.runs.len(), expected.runs.len()));
+        }
+        for (here, there) in self.runs.iter().zip(&expected.runs) {
+            let differs = |what: &str, a: String, b: String| {
+                Some(format!("run {}: {what} {a} here, {b} in the manifest", there.run_id))
+            };
+            if here.run_id != there.run_id {
+                return differs("run id", here.run_id.clone(), there.run_id.clone());
+            }
+            if here.privacy_score != there.privacy_score {
+                return differs("privacy score", here.privacy_score.to_string(), there.privacy_score.to_string());
+            }
+            if here.risk_index != there.risk_index {
+                return differs("risk index", here.risk_index.to_string(), there.risk_index.to_string());
+            }
+            if here.verdict != there.verdict {
+                return differs("verdict", here.verdict.clone(), there.verdict.clone());
+            }
+            if here.blocked != there.blocked {
+                return differs("gate blocked", here.blocked.to_string(), there.blocked.to_string());
+            }
+            if (here.leaked_secrets, here.vault_secrets) != (there.leaked_secrets, there.vault_secrets) {
+                return differs(
+                    "leaked / vault secrets",
+                    format!("{} / {}", here.leaked_secrets, here.vault_secrets),
+                    format!("{} / {}", there.leaked_secrets, there.vault_secrets),
+                );
+            }
+            if here.redteam != there.redteam {
+                return Some(format!("run {}: its red-team record differs from the manifest's", there.run_id));
+            }
+        }
+        if self.redteam != expected.redteam {
+            return Some("its red-team records differ from the manifest's".to_owned());
+        }
+        None
+    }
+}
+
+/// How to publish.
+#[derive(Debug, Clone)]
+pub struct PublishOptions {
+    pub title: String,
+    pub generated_at: String,
+    pub tool_version: String,
+    /// The config file (name and text); `None` for the reference's defaults.
+    pub config: Option<(String, String)>,
+    /// Publish the raw traces too (they hold the secrets), not only their reports.
+    pub include_traces: bool,
+}
+
+/// One file to publish, as the caller read it.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    pub name: &'a str,
+    /// The folder it was found in (relative, `/`-separated; empty if none).
+    pub folder: &'a str,
+    pub bytes: &'a [u8],
+}
+
+/// A manifest and its data files (in the order of `manifest.files`; `None`
+/// for a file that could not be published).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Publication {
+    pub manifest: Manifest,
+    pub data: Vec<Option<Vec<u8>>>,
+}
+
+impl Publication {
+    /// The manifest as pretty JSON.
+    pub fn manifest_json(&self) -> String {
+        serde_json::to_string_pretty(&self.manifest).unwrap_or_default()
+    }
+
+    /// Files whose source could not be published, with why.
+    pub fn errors(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.manifest.files.iter().filter_map(|f| Some((f.name.as_str(), f.error.as_deref()?)))
+    }
+}
+
+/// Why nothing could be published.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PublishError {
+    #[error("{name}: {problem}")]
+    Config { name: String, problem: String },
+}
+
+/// Analyses every source as the viewer will and builds the publication.
+/// A source that cannot be read is listed with its error (and no data);
+/// the others are published. Each data file is analysed again before it
+/// is accepted, so a fresh publication always verifies.
+pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publication, PublishError> {
+    let config_error = |name: &str, problem: String| PublishError::Config { name: name.to_owned(), problem };
+    let (settings, named, config) = match &options.config {
+        None => (None, None, ConfigUsed { name: None, summary: "reference defaults".to_owned(), yaml: None }),
+        Some((name, yaml)) => {
+            let settings = settings_from_yaml(yaml).map_err(|e| config_error(name, e.to_string()))?;
+            let named = settings.clone().map(|config| NamedConfig { name: name.clone(), config });
+            let summary = match &settings {
+                Some(config) => crate::config::WhatIf::from_config(config).describe(),
+                None => "reference defaults".to_owned(),
+            };
+            (settings, named, ConfigUsed { name: Some(name.clone()), summary, yaml: Some(yaml.clone()) })
+        }
+    };
+    let mut files = Vec::with_capacity(sources.len());
+    let mut data = Vec::with_capacity(sources.len());
+    let mut used_paths = std::collections::BTreeSet::new();
+    for source in sources {
+        let (entry, bytes) = publish_one(source, options, settings.as_ref(), named.as_ref(), &mut used_paths);
+        files.push(entry);
+        data.push(bytes);
+    }
+    let manifest = Manifest {
+        format: FORMAT.to_owned(),
+        format_version: FORMAT_VERSION,
+        title: options.title.clone(),
+        generated_at: options.generated_at.clone(),
+        tool_version: options.tool_version.clone(),
+        config,
+        include_traces: options.include_traces,
+        files,
+    };
+    Ok(Publication { manifest, data })
+}
+
+fn publish_one(
+    source: &Source<'_>,
+    options: &PublishOptions,
+    settings: Option<&crate::config::AnalysisConfig>,
+    named: Option<&NamedConfig>,
+    used_paths: &mut std::collections::BTreeSet<String>,
+) -> (PublishedFile, Option<Vec<u8>>) {
+    let kind = detect_kind(source.bytes);
+    let mut entry = PublishedFile {
+        name: source.name.to_owned(),
+        folder: source.folder.to_owned(),
+        kind: kind.as_str().to_owned(),
+        size: source.bytes.len() as u64,
+        sha256: sha256_hex(source.bytes),
+        data: None,
+        numbers: Numbers::default(),
+        error: None,
+    };
+    let fail = |mut entry: PublishedFile, problem: String| {
+        entry.error = Some(problem);
+        (entry, None)
+    };
+    if kind == FileKind::CanarySet {
+        return fail(entry, "a canary set is not a run, and its values are the secrets: not published".to_owned());
+    }
+    let analyze =
+        |bytes: &[u8]| analyze_file(bytes, source.name, source.folder, settings, &options.generated_at, &|_| {});
+    let result = analyze(source.bytes);
+    if let FileResult::Error { message } = &result {
+        return fail(entry, message.clone());
+    }
+    entry.numbers = Numbers::of(&result);
+    let (bytes, data_kind, file_name) = if kind == FileKind::Trace && !options.include_traces {
+        match trace_as_report(source, options, named) {
+            Ok(bytes) => (bytes, "report", format!("{}.report.json", stem(source.name))),
+            Err(problem) => return fail(entry, problem),
+        }
+    } else {
+        (source.bytes.to_vec(), kind.as_str(), source.name.to_owned())
+    };
+    // The viewer reads the data file, not the source: it must give the
+    // same numbers (a failure here is a bug, never shipped as "modified").
+    if let Some(difference) = Numbers::of(&analyze(&bytes)).difference(&entry.numbers) {
+        return fail(entry, format!("its published {data_kind} does not give its numbers back ({difference})"));
+    }
+    let path = data_path(&file_name, used_paths);
+    entry.data =
+        Some(DataFile { path, kind: data_kind.to_owned(), size: bytes.len() as u64, sha256: sha256_hex(&bytes) });
+    (entry, Some(bytes))
+}
+
+/// The report `agentrisk run` writes for a trace, with the trace's
+/// `metadata` (its red-team fields) but never its canaries, which are
+/// secret values.
+fn trace_as_report(
+    source: &Source<'_>,
+    options: &PublishOptions,
+    named: Option<&NamedConfig>,
+) -> Result<Vec<u8>, String> {
+    let trace_options = TraceOptions {
+        config: named,
+        fail_under: None,
+        canaries: None,
+        env: &|_| None,
+        generated_at: options.generated_at.clone(),
+    };
+    let mut report = trace_report(Named { name: source.name, bytes: source.bytes }, &trace_options)
+        .map_err(|e| e.problem.clone())?;
+    report.metadata = serde_json::from_slice::<serde_json::Value>(source.bytes)
+        .ok()
+        .and_then(|trace| match trace.get("metadata") {
+            Some(serde_json::Value::Object(map)) => Some(map.clone()),
+            _ => None,
+        })
+        .map(|mut map| {
+            map.remove("canaries");
+            map
+        })
+        .filter(|map| !map.is_empty());
+    serde_json::to_vec_pretty(&report).map_err(|e| e.to_string())
+}
+
+/// A file name without its last extension.
+fn stem(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => &name[..dot],
+        _ => name,
+    }
+}
+
+/// `data/<name>` with the name reduced to letters, digits, `.`, `_` and
+/// `-` (a safe URL and file name anywhere), made unique with a number.
+fn data_path(name: &str, used: &mut std::collections::BTreeSet<String>) -> String {
+    let safe: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
+    let safe = safe.trim_start_matches('.');
+    let safe = if safe.is_empty() { "file" } else { safe };
+    let mut path = format!("data/{safe}");
+    let mut n = 2;
+    while !used.insert(path.clone()) {
+        path = format!("data/{n}-{safe}");
+        n += 1;
+    }
+    path
+}
+
+/// True when `path` is one [`publish`] writes: `data/` and a safe name.
+/// The viewer fetches nothing else a manifest names.
+pub fn is_data_path(path: &str) -> bool {
+    match path.strip_prefix("data/") {
+        Some(name) => {
+            !name.is_empty()
+                && !name.starts_with('.')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        }
+        None => false,
+    }
+}
+
+impl Manifest {
+    /// Reads a manifest; the error says why it cannot be used (which makes
+    /// the publication unverifiable).
+    pub fn from_json(bytes: &[u8]) -> Result<Manifest, String> {
+        let value: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| format!("manifest.json is not JSON: {e}"))?;
+        match (value.get("format").and_then(|v| v.as_str()), value.get("format_version").and_then(|v| v.as_u64())) {
+            (Some(FORMAT), Some(v)) if v == u64::from(FORMAT_VERSION) => {}
+            (Some(FORMAT), Some(v)) => {
+                return Err(format!("manifest.json has format version {v}; this viewer reads version {FORMAT_VERSION}"))
+            }
+            _ => return Err(format!("manifest.json is not an {FORMAT} manifest")),
+        }
+        let manifest: Manifest =
+            serde_json::from_value(value).map_err(|e| format!("manifest.json cannot be read: {e}"))?;
+        if let Some(bad) = manifest.files.iter().filter_map(|f| f.data.as_ref()).find(|d| !is_data_path(&d.path)) {
+            return Err(format!("manifest.json names a data file outside data/: {:?}", bad.path));
+        }
+        Ok(manifest)
+    }
+}
+
+/// What opening one published file showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileCheck {
+    /// Its data matches its SHA-256 and gives the manifest's numbers.
+    Verified,
+    /// It does not: why.
+    Modified { problem: String },
+}
+
+/// Checks a published file: `data` as read, `result` its analysis with the
+/// manifest's config.
+pub fn check_file(entry: &PublishedFile, data: &[u8], result: &FileResult) -> FileCheck {
+    let modified = |problem: String| FileCheck::Modified { problem };
+    let Some(expected) = &entry.data else {
+        return modified("the manifest lists no data for it".to_owned());
+    };
+    if sha256_hex(data) != expected.sha256 {
+        return modified(format!("{} does not match its SHA-256 in the manifest", expected.path));
+    }
+    if let FileResult::Error { message } = result {
+        return modified(format!("{} cannot be read: {message}", expected.path));
+    }
+    match Numbers::of(result).difference(&entry.numbers) {
+        Some(difference) => modified(difference),
+        None => FileCheck::Verified,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_paths_are_safe_and_unique() {
+        let mut used = std::collections::BTreeSet::new();
+        assert_eq!(data_path("run 1.report.json", &mut used), "data/run_1.report.json");
+        assert_eq!(data_path("run 1.report.json", &mut used), "data/2-run_1.report.json");
+        assert_eq!(data_path("../../etc/passwd", &mut used), "data/_.._etc_passwd");
+        assert_eq!(data_path("..", &mut used), "data/file");
+        assert!(is_data_path("data/2-run_1.report.json"));
+        assert!(!is_data_path("data/../x"));
+        assert!(!is_data_path("https://example.com/x"));
+        assert!(!is_data_path("data/"));
+    }
+
+    #[test]
+    fn stems() {
+        assert_eq!(stem("trace.json"), "trace");
+        assert_eq!(stem("a.b.json"), "a.b");
+        assert_eq!(stem(".hidden"), ".hidden");
+    }
+}
