@@ -352,7 +352,7 @@ fn case_file(case: &str, file: &str) -> Vec<u8> {
     .unwrap()
 }
 
-/// A workspace keeps traces and reports, not batch-only files; new settings
+/// A workspace keeps every file it could read (to save them again); new settings
 /// analyse what it holds again with them, refused ones change nothing, and
 /// a forgotten file is gone.
 #[test]
@@ -365,7 +365,10 @@ fn a_workspace_analyzes_its_files_again_under_new_settings() {
     let FileResult::Report(_) = ws.open(2, "r.json", "", report, CLOCK, &|_| {}) else { panic!() };
     let records = br#"[{"scenario_id": "s", "attack_class_id": "F1.1", "attack_family_id": "F1", "primary_channel": "final_output", "vault_field_count": 11, "expected_leaks": ["ssn"], "detected_leaks": [], "detected_on_primary": [], "risk_index": 0, "privacy_score": 100}]"#;
     let FileResult::Batch(_) = ws.open(3, "rt.json", "", records.to_vec(), CLOCK, &|_| {}) else { panic!() };
-    assert_eq!((ws.held_size(1), ws.held_size(3)), (Some(trace.len() as u64), None));
+    assert_eq!((ws.held_size(1), ws.held_size(3)), (Some(trace.len() as u64), Some(records.len() as u64)));
+    let held: Vec<(&str, &str)> = ws.held().map(|(name, folder, _)| (name, folder)).collect();
+    assert_eq!(held, [("t.json", "runs"), ("r.json", ""), ("rt.json", "")]);
+    assert_eq!(ws.held_bytes(3), Some(&records[..]));
 
     // The reference's numbers for this trace with weights 1, 3, 9, 27.
     let theirs: Value =
@@ -390,7 +393,8 @@ fn a_workspace_analyzes_its_files_again_under_new_settings() {
     assert_eq!(again, first);
     ws.forget(1);
     assert!(ws.reanalyze(1, CLOCK, &|_| {}).is_none());
-    assert!(ws.reanalyze(3, CLOCK, &|_| {}).is_none(), "batch-only files are not kept");
+    let Some(FileResult::Batch(records)) = ws.reanalyze(3, CLOCK, &|_| {}) else { panic!("records not kept") };
+    assert_eq!(records.redteam.len(), 1);
 }
 
 /// The gate's reasons come from the pipeline's own gate: a blocked trace

@@ -57,6 +57,9 @@ pub struct ConfigUsed {
     pub summary: String,
     /// The config's text, which the viewer applies before analysing.
     pub yaml: Option<String>,
+    /// The config as the viewer's What-if tab shows it.
+    #[serde(default)]
+    pub what_if: Option<crate::config::WhatIf>,
 }
 
 /// One source file as published.
@@ -239,15 +242,18 @@ pub enum PublishError {
 pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publication, PublishError> {
     let config_error = |name: &str, problem: String| PublishError::Config { name: name.to_owned(), problem };
     let (settings, named, config) = match &options.config {
-        None => (None, None, ConfigUsed { name: None, summary: "reference defaults".to_owned(), yaml: None }),
+        None => {
+            (None, None, ConfigUsed { name: None, summary: "reference defaults".to_owned(), yaml: None, what_if: None })
+        }
         Some((name, yaml)) => {
             let settings = settings_from_yaml(yaml).map_err(|e| config_error(name, e.to_string()))?;
             let named = settings.clone().map(|config| NamedConfig { name: name.clone(), config });
-            let summary = match &settings {
-                Some(config) => crate::config::WhatIf::from_config(config).describe(),
+            let what_if = settings.as_ref().map(crate::config::WhatIf::from_config);
+            let summary = match &what_if {
+                Some(what_if) => what_if.describe(),
                 None => "reference defaults".to_owned(),
             };
-            (settings, named, ConfigUsed { name: Some(name.clone()), summary, yaml: Some(yaml.clone()) })
+            (settings, named, ConfigUsed { name: Some(name.clone()), summary, yaml: Some(yaml.clone()), what_if })
         }
     };
     let mut files = Vec::with_capacity(sources.len());

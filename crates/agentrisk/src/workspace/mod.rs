@@ -491,8 +491,9 @@ struct Held {
 pub type FileId = u32;
 
 /// Files and what-if settings. Traces and reports are kept (their bytes)
-/// so that new settings analyse and re-score them again; scorecards and
-/// red-team results are read once and not kept, as settings cannot change them.
+/// so that new settings analyse and re-score them again; readable
+/// scorecards and red-team results are kept too (settings do not change
+/// them), so that everything loaded can be saved again ([`Workspace::held`]).
 #[derive(Debug, Clone, Default)]
 pub struct Workspace {
     settings: Option<AnalysisConfig>,
@@ -516,7 +517,9 @@ impl Workspace {
     /// files to analyse again ([`Workspace::reanalyze`]), in the order they came.
     pub fn set_settings(&mut self, yaml: &str) -> Result<Vec<FileId>, SettingsError> {
         self.settings = settings_from_yaml(yaml)?;
-        Ok(self.held.iter().map(|h| h.id).collect())
+        // Scorecards and red-team results do not change with settings.
+        let scored = |h: &&Held| matches!(detect_kind(&h.bytes), FileKind::Trace | FileKind::Report);
+        Ok(self.held.iter().filter(scored).map(|h| h.id).collect())
     }
 
     /// The canary set in force (`None`: each trace's own, if any).
@@ -572,7 +575,7 @@ impl Workspace {
             progress,
         );
         self.forget(id);
-        if matches!(kind, FileKind::Trace | FileKind::Report) {
+        if matches!(kind, FileKind::Trace | FileKind::Report) || !matches!(result, FileResult::Error { .. }) {
             self.held.push(Held { id, name: name.to_owned(), folder: folder.to_owned(), bytes });
         }
         result
@@ -596,6 +599,16 @@ impl Workspace {
     /// Drops file `id` (nothing happens if it is not held).
     pub fn forget(&mut self, id: FileId) {
         self.held.retain(|h| h.id != id);
+    }
+
+    /// The bytes of file `id`, when it is held.
+    pub fn held_bytes(&self, id: FileId) -> Option<&[u8]> {
+        self.held.iter().find(|h| h.id == id).map(|h| h.bytes.as_slice())
+    }
+
+    /// Every file held, in the order they came: name, folder and bytes.
+    pub fn held(&self) -> impl Iterator<Item = (&str, &str, &[u8])> {
+        self.held.iter().map(|h| (h.name.as_str(), h.folder.as_str(), h.bytes.as_slice()))
     }
 
     /// The size in bytes of file `id`, when it is held.
