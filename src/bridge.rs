@@ -8,7 +8,7 @@
 //! every other file it holds is sent to the new worker again (with the
 //! current what-if settings), and files already shown keep their results.
 
-use crate::protocol::{join_result, FromWorker, ResultPart, ToWorker};
+use crate::protocol::{join_result, FromWorker, PackRequest, ResultPart, ToWorker};
 use agentrisk::workspace::{size_refusal, FileResult};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -189,6 +189,18 @@ impl Bridge {
         let mut inner = self.inner.borrow_mut();
         inner.canaries = None;
         inner.post(ToWorker::ClearCanaries.to_js());
+    }
+
+    /// Tells the worker the files that follow are a publication's, to be
+    /// checked against `manifest` (its JSON text).
+    pub fn publication(&self, manifest: &str) {
+        self.inner.borrow_mut().post(ToWorker::Publication { manifest: manifest.to_owned() }.to_js());
+    }
+
+    /// Asks the worker for a review pack of everything it holds
+    /// (answered by `Packed` or `PackFailed`).
+    pub fn save_pack(&self, request: PackRequest, wasm: Vec<u8>) {
+        self.inner.borrow_mut().post(ToWorker::SavePack { request, wasm }.to_js());
     }
 
     /// Tells the worker a file was removed, so it forgets its bytes.

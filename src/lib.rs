@@ -21,6 +21,7 @@ pub mod dropped;
 pub mod embed;
 pub mod hash;
 pub mod protocol;
+pub mod publication;
 pub mod samples;
 pub mod state;
 pub mod worker;

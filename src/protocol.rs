@@ -12,6 +12,7 @@
 
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Finding, LeakPath};
+use agentrisk::publish::FileCheck;
 use agentrisk::util::json_len;
 use agentrisk::workspace::{CanariesUsed, EventRow, FileResult, Stage};
 use serde::{Deserialize, Serialize};
@@ -51,6 +52,13 @@ pub enum FromWorker {
     /// A picked canary-set file that cannot be used (naming the file and
     /// the place); the set in force stays.
     CanariesUnreadable { message: String },
+    /// A published file, analysed for the first time, checked against its
+    /// manifest entry.
+    Checked { name: String, folder: String, check: FileCheck },
+    /// A review pack's HTML, written from what the worker holds.
+    Packed { html: String },
+    /// Why no review pack could be written.
+    PackFailed { message: String },
     /// The worker panicked, while working on file `id` if it knows; it
     /// cannot be trusted after that and is replaced.
     Crashed { id: Option<u32>, message: String },
@@ -218,6 +226,27 @@ pub enum ToWorker {
     ReadCanaries { name: String, bytes: Vec<u8> },
     /// Drop the canary set: each trace's own `metadata.canaries` applies.
     ClearCanaries,
+    /// The files that come next are a publication's: check each one, when
+    /// first analysed, against this manifest (its JSON text).
+    Publication { manifest: String },
+    /// Write what is loaded as a single-file review pack.
+    SavePack { request: PackRequest, wasm: Vec<u8> },
+}
+
+/// What a review pack is made of, besides the files the worker holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackRequest {
+    pub title: String,
+    pub include_traces: bool,
+    /// The scoring settings to record: a name and `agentleak.yaml` text.
+    pub settings: Option<(String, String)>,
+    /// The viewer's stylesheet and wasm-bindgen glue.
+    pub css: String,
+    pub glue: String,
+    /// The icon as SVG text, or already a `data:` URL (from a pack).
+    pub favicon: String,
+    /// The wasm as a pack already carries it (`SavePack::wasm` then empty).
+    pub wasm_deflated: Option<(usize, String)>,
 }
 
 /// The keys of a [`ToWorker`] object, written and read only here.
@@ -229,6 +258,8 @@ mod key {
     pub const BLOB: &str = "blob";
     pub const URL: &str = "url";
     pub const YAML: &str = "yaml";
+    /// A manifest's or a pack request's JSON text.
+    pub const TEXT: &str = "text";
     pub const BYTES: &str = "bytes";
 }
 
@@ -240,6 +271,8 @@ mod kind {
     pub const FORGET: &str = "forget";
     pub const READ_CANARIES: &str = "read_canaries";
     pub const CLEAR_CANARIES: &str = "clear_canaries";
+    pub const PUBLICATION: &str = "publication";
+    pub const SAVE_PACK: &str = "save_pack";
 }
 
 impl ToWorker {
@@ -280,6 +313,15 @@ impl ToWorker {
                 set(key::BYTES, js_sys::Uint8Array::from(bytes.as_slice()).into());
             }
             ToWorker::ClearCanaries => set(key::KIND, kind::CLEAR_CANARIES.into()),
+            ToWorker::Publication { manifest } => {
+                set(key::KIND, kind::PUBLICATION.into());
+                set(key::TEXT, manifest.into());
+            }
+            ToWorker::SavePack { request, wasm } => {
+                set(key::KIND, kind::SAVE_PACK.into());
+                set(key::TEXT, serde_json::to_string(request).unwrap_or_default().into());
+                set(key::BYTES, js_sys::Uint8Array::from(wasm.as_slice()).into());
+            }
         }
         object.into()
     }
@@ -314,6 +356,11 @@ impl ToWorker {
             kind::FORGET => Ok(ToWorker::Forget { id: id()? }),
             kind::READ_CANARIES => Ok(ToWorker::ReadCanaries { name: text(key::NAME)?, bytes: bytes()? }),
             kind::CLEAR_CANARIES => Ok(ToWorker::ClearCanaries),
+            kind::PUBLICATION => Ok(ToWorker::Publication { manifest: text(key::TEXT)? }),
+            kind::SAVE_PACK => {
+                let request = serde_json::from_str(&text(key::TEXT)?).map_err(|e| format!("pack request: {e}"))?;
+                Ok(ToWorker::SavePack { request, wasm: bytes()? })
+            }
             other => Err(format!("unknown message kind {other:?}")),
         }
     }

@@ -5,6 +5,7 @@
 use agentrisk::batch::{GroupBy, RunFacts, RunResult};
 use agentrisk::config::WhatIf;
 use agentrisk::model::Report;
+use agentrisk::publish::FileCheck;
 use agentrisk::workspace::{AnalyzedTrace, BatchOnly, CanariesUsed, FileResult, LoadedReport};
 use std::rc::Rc;
 use yew::Reducible;
@@ -167,6 +168,61 @@ pub struct State {
     pub canaries: Option<CanariesUsed>,
     /// Why the last picked canary-set file was refused, if it was.
     pub canaries_problem: Option<String>,
+    /// The publication this page opened (a report site or a review pack).
+    pub publication: Option<Rc<Publication>>,
+    /// "Save as one file": `Some(None)` while it is being written,
+    /// `Some(Some(why))` when it could not be.
+    pub saving: Option<Option<String>>,
+}
+
+/// A publication as opened: what its manifest says, and how checking its
+/// files against the manifest goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Publication {
+    pub title: String,
+    pub generated_at: String,
+    pub tool_version: String,
+    /// The scoring settings its numbers were computed with, in words.
+    pub config: String,
+    /// Its config (name, `agentleak.yaml` text) and the What-if form's values for it.
+    pub settings: Option<(String, String)>,
+    pub what_if: Option<WhatIf>,
+    pub include_traces: bool,
+    /// A single-file pack (else a site).
+    pub pack: bool,
+    /// How many published files there are to check.
+    pub expected: usize,
+    /// Files listed but not published, with why.
+    pub not_published: Vec<(String, String)>,
+    /// The checks so far, by file name (a file whose data cannot be had is
+    /// modified too).
+    pub checks: Vec<(String, FileCheck)>,
+    /// Why nothing can be checked, when the manifest cannot be read.
+    pub unverifiable: Option<String>,
+}
+
+impl Publication {
+    /// `verified`, `modified`, `unverifiable` or, until every file is
+    /// checked, `checking`.
+    pub fn verification(&self) -> &'static str {
+        if self.unverifiable.is_some() {
+            "unverifiable"
+        } else if self.modified().next().is_some() {
+            "modified"
+        } else if self.checks.len() >= self.expected {
+            "verified"
+        } else {
+            "checking"
+        }
+    }
+
+    /// The files that do not match the manifest, with why.
+    pub fn modified(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.checks.iter().filter_map(|(name, check)| match check {
+            FileCheck::Modified { problem } => Some((name.as_str(), problem.as_str())),
+            FileCheck::Verified => None,
+        })
+    }
 }
 
 impl Default for State {
@@ -186,6 +242,8 @@ impl Default for State {
             finding_filters: FindingFilters::default(),
             canaries: None,
             canaries_problem: None,
+            publication: None,
+            saving: None,
         }
     }
 }
@@ -263,6 +321,15 @@ pub enum Action {
     CanariesInForce(Option<CanariesUsed>),
     /// A picked canary-set file was refused (naming the file and place).
     CanariesUnreadable(String),
+    /// The page opened as a publication.
+    Published(Rc<Publication>),
+    /// A published file was checked against the manifest.
+    PublishedChecked {
+        name: String,
+        check: FileCheck,
+    },
+    /// "Save as one file" started (`None`) or ended (`Some(problem)`, empty when saved).
+    Saving(Option<String>),
 }
 
 impl State {
@@ -400,6 +467,14 @@ impl Reducible for State {
                 next.canaries_problem = None;
             }
             Action::CanariesUnreadable(message) => next.canaries_problem = Some(message),
+            Action::Published(publication) => next.publication = Some(publication),
+            Action::PublishedChecked { name, check } => {
+                if let Some(publication) = &mut next.publication {
+                    Rc::make_mut(publication).checks.push((name, check));
+                }
+            }
+            Action::Saving(None) => next.saving = Some(None),
+            Action::Saving(Some(problem)) => next.saving = (!problem.is_empty()).then_some(Some(problem)),
             Action::CloseRun => next.selected = None,
             Action::Remove(id) => {
                 next.files.retain(|f| f.id != id);

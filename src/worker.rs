@@ -3,7 +3,8 @@
 //! file contents happens here, off the page's main thread.
 
 use crate::js_text;
-use crate::protocol::{split_result, FromWorker, Phase, Progress, Source, ToWorker, PROGRESS_FROM_BYTES};
+use crate::protocol::{split_result, FromWorker, PackRequest, Phase, Progress, Source, ToWorker, PROGRESS_FROM_BYTES};
+use agentrisk::publish::{self, Manifest, PublishOptions, ViewerAssets};
 use agentrisk::workspace::{size_refusal, what_if_from_file, CanarySetting, FileId, FileResult, Workspace};
 use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
@@ -58,7 +59,14 @@ thread_local! {
     /// The files and what-if settings; traces and reports are kept so that
     /// new settings analyse or re-score them again.
     static WORKSPACE: RefCell<Workspace> = RefCell::new(Workspace::new());
+    /// The publication being opened, and the files of it checked so far
+    /// (by name and folder): each is checked once, when first analysed,
+    /// with the manifest's settings.
+    static PUBLICATION: RefCell<Option<Opening>> = const { RefCell::new(None) };
 }
+
+/// A publication's manifest and its files checked so far (name, folder).
+type Opening = (Manifest, Vec<(String, String)>);
 
 async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
     let message = match ToWorker::from_js(&message) {
@@ -80,14 +88,25 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
                     FileResult::CanarySet(used) => Some((**used).clone()),
                     _ => None,
                 };
+                let check = WORKSPACE.with_borrow(|ws| check_published(&name, &folder, ws.held_bytes(id), &result));
                 post_result(scope, id, result);
+                if let Some(check) = check {
+                    post(scope, &check);
+                }
                 if let Some(used) = in_force {
                     post(scope, &FromWorker::Canaries { in_force: Some(used) });
                     let traces = WORKSPACE.with_borrow(Workspace::held_traces);
                     reanalyze(scope, traces);
                 }
             }
-            Err(message) => post_result(scope, id, FileResult::Error { message }),
+            Err(message) => {
+                let result = FileResult::Error { message };
+                let check = check_published(&name, &folder, None, &result);
+                post_result(scope, id, result);
+                if let Some(check) = check {
+                    post(scope, &check);
+                }
+            }
         },
         ToWorker::Settings { yaml } => apply_settings(scope, &yaml),
         // An imported file's settings are applied at once, as the page
@@ -107,7 +126,70 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
             Err(e) => post(scope, &FromWorker::CanariesUnreadable { message: format!("{name}: {e}") }),
         },
         ToWorker::ClearCanaries => apply_canaries(scope, None),
+        ToWorker::Publication { manifest } => {
+            // The page read it already; a manifest it could not read sends nothing.
+            if let Ok(manifest) = Manifest::from_json(manifest.as_bytes()) {
+                PUBLICATION.with_borrow_mut(|p| *p = Some((manifest, Vec::new())));
+            }
+        }
+        ToWorker::SavePack { request, wasm } => {
+            let message = match save_pack(&request, &wasm) {
+                Ok(html) => FromWorker::Packed { html },
+                Err(message) => FromWorker::PackFailed { message },
+            };
+            post(scope, &message);
+        }
     }
+}
+
+/// The check of a publication's file `name` in `folder` (its `bytes` as
+/// held), the first time it is analysed; `None` for any other file or time.
+fn check_published(name: &str, folder: &str, bytes: Option<&[u8]>, result: &FileResult) -> Option<FromWorker> {
+    PUBLICATION.with_borrow_mut(|publication| {
+        let (manifest, checked) = publication.as_mut()?;
+        let entry = manifest.files.iter().find(|f| f.name == name && f.folder == folder)?;
+        let key = (name.to_owned(), folder.to_owned());
+        if checked.contains(&key) {
+            return None;
+        }
+        checked.push(key);
+        let check = match (bytes, result) {
+            (Some(bytes), _) => publish::check_file(entry, bytes, result),
+            (None, FileResult::Error { message }) => publish::FileCheck::Modified { problem: message.clone() },
+            (None, _) => publish::FileCheck::Modified { problem: "its data cannot be read".to_owned() },
+        };
+        Some(FromWorker::Checked { name: name.to_owned(), folder: folder.to_owned(), check })
+    })
+}
+
+/// A review pack of every file held, with the viewer's own code.
+fn save_pack(request: &PackRequest, wasm: &[u8]) -> Result<String, String> {
+    let assets = match &request.wasm_deflated {
+        Some((length, text)) => ViewerAssets {
+            css: request.css.clone(),
+            glue: request.glue.clone(),
+            favicon: request.favicon.clone(),
+            wasm_length: *length,
+            wasm_text: text.clone(),
+        },
+        None => ViewerAssets::from_files(request.css.clone(), request.glue.clone(), request.favicon.as_bytes(), wasm),
+    };
+    let options = PublishOptions {
+        title: request.title.clone(),
+        generated_at: String::from(js_sys::Date::new_0().to_iso_string()),
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        config: request.settings.clone(),
+        include_traces: request.include_traces,
+    };
+    WORKSPACE.with_borrow(|ws| {
+        let sources: Vec<publish::Source<'_>> =
+            ws.held().map(|(name, folder, bytes)| publish::Source { name, folder, bytes }).collect();
+        if sources.is_empty() {
+            return Err("there is nothing loaded to save".to_owned());
+        }
+        let publication = publish::publish(&sources, &options).map_err(|e| e.to_string())?;
+        publish::pack_html(&assets, &publication)
+    })
 }
 
 /// Takes a canary set (`None`: each trace's own) and analyses every kept

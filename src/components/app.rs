@@ -1,15 +1,21 @@
 use crate::bridge::{Bridge, Crash, Source};
 use crate::components::{
-    batch::BatchView, canaries::CanaryPanel, compare::CompareView, run_detail::RunDetail, run_table::RunTable,
+    batch::BatchView,
+    canaries::CanaryPanel,
+    compare::CompareView,
+    provenance::{Provenance, SaveAsOneFile},
+    run_detail::RunDetail,
+    run_table::RunTable,
     scoring::ScoringPanel,
 };
 use crate::dropped;
 use crate::embed;
 use crate::hash::{from_hash, to_hash};
 use crate::protocol::FromWorker;
+use crate::publication;
 use crate::samples::{sample_url, SAMPLE_REPORTS, SAMPLE_TRACES};
-use crate::state::{Action, BatchSettings, Queued, State, Tab, ViewState};
-use agentrisk::config::{WhatIf, WhatIfVault};
+use crate::state::{Action, BatchSettings, Publication, Queued, State, Tab, ViewState};
+use agentrisk::config::WhatIf;
 use agentrisk::workspace::FileResult;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -44,6 +50,16 @@ pub fn app() -> Html {
                     FromWorker::Canaries { in_force } => on_result.dispatch(Action::CanariesInForce(in_force)),
                     FromWorker::CanariesUnreadable { message } => {
                         on_result.dispatch(Action::CanariesUnreadable(message))
+                    }
+                    FromWorker::Checked { name, check, .. } => {
+                        on_result.dispatch(Action::PublishedChecked { name, check })
+                    }
+                    FromWorker::Packed { html } => {
+                        crate::components::download::download("agentrisk-review.html", "text/html", &html);
+                        on_result.dispatch(Action::Saving(Some(String::new())));
+                    }
+                    FromWorker::PackFailed { message } => {
+                        on_result.dispatch(Action::Saving(Some(format!("Cannot save as one file: {message}"))))
                     }
                     // The bridge handles a crash itself and calls `on_crash`,
                     // and puts a result's parts back before its `Done`.
@@ -120,6 +136,49 @@ pub fn app() -> Html {
         });
         use_effect_with(state.files.clone(), move |files| embed::answer_finished(&embedded, files));
     }
+
+    {
+        // A report site or review pack opens its runs at once.
+        let (add, dispatcher, bridge) = (add.clone(), state.dispatcher(), bridge.clone());
+        use_effect_with((), move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                let Some(found) = publication::find().await else { return };
+                let found = match found {
+                    Ok(found) => found,
+                    Err(why) => {
+                        dispatcher.dispatch(Action::Published(Rc::new(unverifiable(why))));
+                        return;
+                    }
+                };
+                let Ok(bridge) = bridge.as_ref() else { return };
+                open_publication(found, bridge, &add, &dispatcher);
+            });
+        });
+    }
+    let on_save = {
+        let (bridge, dispatcher) = (bridge.clone(), state.dispatcher());
+        let (whatif, publication) = (state.whatif.clone(), state.publication.clone());
+        Callback::from(move |include_traces: bool| {
+            let (bridge, dispatcher) = (bridge.clone(), dispatcher.clone());
+            let settings = pack_settings(&whatif, publication.as_deref());
+            let title = publication.as_ref().map_or_else(|| "AgentRisk review".to_owned(), |p| p.title.clone());
+            dispatcher.dispatch(Action::Saving(None));
+            wasm_bindgen_futures::spawn_local(async move {
+                match publication::viewer_assets().await {
+                    Ok((mut request, wasm)) => {
+                        request.title = title;
+                        request.include_traces = include_traces;
+                        request.settings = settings;
+                        match bridge.as_ref() {
+                            Ok(bridge) => bridge.save_pack(request, wasm),
+                            Err(why) => dispatcher.dispatch(Action::Saving(Some(why.clone()))),
+                        }
+                    }
+                    Err(why) => dispatcher.dispatch(Action::Saving(Some(format!("Cannot save as one file: {why}")))),
+                }
+            });
+        })
+    };
 
     let on_files_picked = {
         let add = add.clone();
@@ -448,8 +507,14 @@ pub fn app() -> Html {
                     <button type="button" class="button" onclick={open_folder}>{ "Open folder" }</button>
                     <input id="folder-input" ref={folder_input} class="visually-hidden" type="file" webkitdirectory=true multiple=true
                         tabindex="-1" aria-hidden="true" onchange={on_files_picked} />
-                    <button type="button" id="load-example" class="button" onclick={load_example}>{ "Load example" }</button>
-                    <button type="button" id="load-example-traces" class="button" onclick={load_traces}>{ "Load example traces" }</button>
+                    // A pack can fetch nothing, the examples included.
+                    if !publication::in_pack() {
+                        <button type="button" id="load-example" class="button" onclick={load_example}>{ "Load example" }</button>
+                        <button type="button" id="load-example-traces" class="button" onclick={load_traces}>{ "Load example traces" }</button>
+                    }
+                    if !state.files.is_empty() {
+                        <SaveAsOneFile saving={state.saving.clone()} {on_save} />
+                    }
                     <button type="button" id="theme-toggle" class="button" title="Switch between light and dark (t)" onclick={on_toggle_theme}>{ "Light / dark" }</button>
                     <button type="button" id="help-button" class="button" title="Keyboard shortcuts (?)" aria-haspopup="dialog" onclick={open_help}>{ "?" }</button>
                 </div>
@@ -458,6 +523,9 @@ pub fn app() -> Html {
                 { print_header(&state) }
             </div>
             <main>
+                if let Some(publication) = &state.publication {
+                    <Provenance publication={publication.clone()} />
+                }
                 if state.src_prompt {
                     <div class="banner" role="alertdialog" aria-labelledby="src-title" id="src-prompt">
                         <p id="src-title"><strong>{ "This link asks to open files from this site:" }</strong></p>
@@ -486,7 +554,7 @@ pub fn app() -> Html {
                     </nav>
                     if !state.whatif.is_reference_default() {
                         <div class="banner" role="status" id="whatif-banner">
-                            <strong>{ "What-if settings are active: " }</strong>{ describe_whatif(&state.whatif) }
+                            <strong>{ "What-if settings are active: " }</strong>{ state.whatif.describe() }
                             { " Traces are analysed with them; reports are re-scored with the weights, vault and gate. " }
                             if let Some(note) = scorecard_note {
                                 <span id="whatif-scorecards">{ note }</span>
@@ -528,6 +596,93 @@ pub fn app() -> Html {
                 <div class="drop-overlay" aria-hidden="true"><p>{ "Drop files to load them" }</p></div>
             }
         </div>
+    }
+}
+
+/// A publication whose manifest cannot be read: nothing to check.
+fn unverifiable(why: String) -> Publication {
+    Publication {
+        title: "AgentRisk review".to_owned(),
+        generated_at: String::new(),
+        tool_version: String::new(),
+        config: "unknown".to_owned(),
+        settings: None,
+        what_if: None,
+        include_traces: false,
+        pack: publication::in_pack(),
+        expected: 0,
+        not_published: Vec::new(),
+        checks: Vec::new(),
+        unverifiable: Some(why),
+    }
+}
+
+/// Shows a publication's header, applies its config, and opens its files
+/// (the worker checks each against the manifest).
+fn open_publication(
+    found: publication::Found,
+    bridge: &Bridge,
+    add: &Callback<Vec<Picked>, Vec<u32>>,
+    dispatcher: &UseReducerDispatcher<State>,
+) {
+    let manifest = &found.manifest;
+    let config = match &manifest.config.name {
+        Some(name) => format!("{name} ({})", manifest.config.summary),
+        None => manifest.config.summary.clone(),
+    };
+    let settings = manifest.config.name.clone().zip(manifest.config.yaml.clone());
+    let mut picked = Vec::new();
+    let mut checks = Vec::new();
+    let mut not_published = Vec::new();
+    for (entry, source) in manifest.files.iter().zip(found.files) {
+        match source {
+            None => not_published.push((entry.name.clone(), entry.error.clone().unwrap_or_default())),
+            Some(source) => {
+                if let Err(problem) = &source {
+                    checks.push((
+                        entry.name.clone(),
+                        agentrisk::publish::FileCheck::Modified { problem: problem.clone() },
+                    ));
+                }
+                picked.push(Picked { name: entry.name.clone(), folder: entry.folder.clone(), source });
+            }
+        }
+    }
+    dispatcher.dispatch(Action::Published(Rc::new(Publication {
+        title: manifest.title.clone(),
+        generated_at: manifest.generated_at.clone(),
+        tool_version: manifest.tool_version.clone(),
+        config,
+        settings: settings.clone(),
+        what_if: manifest.config.what_if.clone(),
+        include_traces: manifest.include_traces,
+        pack: found.pack,
+        expected: picked.len(),
+        not_published,
+        checks,
+        unverifiable: None,
+    })));
+    // The config first, so that each file is analysed once, with it.
+    if let Some((_, yaml)) = &settings {
+        bridge.send_settings(yaml);
+        if let Some(what_if) = &manifest.config.what_if {
+            dispatcher.dispatch(Action::ApplyWhatIf(what_if.clone()));
+        }
+    }
+    bridge.publication(&found.text);
+    add.emit(picked);
+}
+
+/// The settings a saved pack records: none for the reference's defaults,
+/// the publication's own config while the What-if form still shows it,
+/// else the form's settings.
+fn pack_settings(whatif: &WhatIf, publication: Option<&Publication>) -> Option<(String, String)> {
+    if whatif.is_reference_default() {
+        return None;
+    }
+    match publication {
+        Some(p) if p.what_if.as_ref() == Some(whatif) => p.settings.clone(),
+        _ => Some(("what-if settings".to_owned(), whatif.to_settings_yaml())),
     }
 }
 
