@@ -74,6 +74,10 @@ pub fn js_text(value: &wasm_bindgen::JsValue) -> String {
 /// are not available (a `file:` page, an old browser) the site still works
 /// online.
 fn register_service_worker() {
+    // A review pack is one file, opened from disk: nothing to keep.
+    if publication::in_pack() {
+        return;
+    }
     let Some(window) = web_sys::window() else { return };
     let container = window.navigator().service_worker();
     let _ = container.register("./sw.js");
