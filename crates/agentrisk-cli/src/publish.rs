@@ -121,7 +121,7 @@ pub fn site(args: &SiteArgs) -> ExitCode {
         Ok(replace) => replace,
         Err(message) => return fail(&message),
     };
-    let Published { publication, failed } = match published(&args.publish, config) {
+    let Published { publication, failed } = match published(&args.publish, config, Some(out)) {
         Ok(published) => published,
         Err(code) => return code,
     };
@@ -154,7 +154,7 @@ pub fn pack(args: &PackArgs) -> ExitCode {
         Ok(assets) => assets,
         Err(message) => return fail(&format!("the viewer inside this binary cannot make a pack: {message}")),
     };
-    let Published { publication, failed } = match published(&args.publish, config) {
+    let Published { publication, failed } = match published(&args.publish, config, None) {
         Ok(published) => published,
         Err(code) => return code,
     };
@@ -211,7 +211,9 @@ fn config_file(path: &str) -> Result<(String, String), String> {
 
 /// Reads the inputs and publishes them; each input that cannot be read or
 /// published is named on stderr.
-fn published(args: &PublishArgs, config: Option<(String, String)>) -> Result<Published, ExitCode> {
+/// `skip`: a folder whose files are never inputs (a site written before
+/// inside an input folder, which would otherwise publish itself).
+fn published(args: &PublishArgs, config: Option<(String, String)>, skip: Option<&Path>) -> Result<Published, ExitCode> {
     let options = PublishOptions {
         title: args.title.clone(),
         generated_at: crate::run::now_isoformat(),
@@ -219,7 +221,10 @@ fn published(args: &PublishArgs, config: Option<(String, String)>) -> Result<Pub
         config,
         include_traces: args.include_traces,
     };
-    let (found, errors) = expand(&args.inputs);
+    let (mut found, errors) = expand(&args.inputs);
+    if let Some(skip) = skip.and_then(|dir| dir.canonicalize().ok()) {
+        found.retain(|file| !file.path.canonicalize().is_ok_and(|path| path.starts_with(&skip)));
+    }
     let mut failed = !errors.is_empty();
     for message in &errors {
         eprintln!("agentrisk: {message}");

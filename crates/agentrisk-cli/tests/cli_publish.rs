@@ -246,3 +246,24 @@ fn a_pack_is_written_even_when_an_input_fails_and_names_it() {
     assert_eq!((files[1]["name"].as_str(), files[1]["folder"].as_str()), (Some("hr_trace.json"), Some("week1")));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[cfg(feature = "viewer")]
+#[test]
+fn a_site_inside_its_input_folder_does_not_publish_itself() {
+    let dir = scratch("inside");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["hr_trace.json", "finance_clean_trace.json"] {
+        std::fs::copy(root().join("www/samples/traces").join(name), dir.join(name)).unwrap();
+    }
+    let out = dir.join("site");
+    for round in 0..2 {
+        let o = agentrisk(&["site", dir.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "round {round}: {}", stderr(&o));
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        let names: Vec<&str> =
+            manifest["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["finance_clean_trace.json", "hr_trace.json"], "round {round}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
