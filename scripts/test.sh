@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every check: formatting, clippy (native
-# and wasm32), native tests, the malformed-input set against the release CLI,
-# the npm package built and tested in Node,
-# wasm-bindgen tests in headless Chromium, the
-# release build, and the end-to-end browser tests against dist/.
+# and wasm32), native tests, the npm package built and tested in Node,
+# wasm-bindgen tests in headless Chromium, the release build, the
+# malformed-input set against the release CLI (built with the viewer inside),
+# and the end-to-end browser tests against dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -21,10 +21,6 @@ cargo clippy --offline --target wasm32-unknown-unknown -p agentrisk-viewer --all
 step "cargo test --workspace (native)"
 cargo test --offline --workspace
 
-step "malformed-input tests (release agentrisk, tests/malformed/)"
-cargo build --offline --release -p agentrisk-cli
-node --test tests/malformed/
-
 step "npm package (scripts/package.sh) and its Node tests (tests/js/)"
 bash scripts/package.sh
 node --test tests/js/
@@ -34,6 +30,11 @@ cargo test --offline --target wasm32-unknown-unknown -p agentrisk-viewer --test 
 
 step "trunk build --release"
 trunk build --release --offline
+
+# After the trunk build: the release agentrisk carries the viewer (dist/).
+step "malformed-input tests (release agentrisk with the viewer, tests/malformed/)"
+cargo build --offline --release -p agentrisk-cli --features viewer
+node --test tests/malformed/
 
 step "download size: page + worker wasm within 1.2 MB gzipped (scripts/size.mjs)"
 node scripts/size.mjs --no-time

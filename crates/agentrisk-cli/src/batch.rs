@@ -8,7 +8,6 @@ use agentrisk::config::AnalysisConfig;
 use agentrisk::pipeline::AnalysisInput;
 use agentrisk::stats::IntervalMethod;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub const ABOUT: &str = "Summarise many runs: leak, block and verdict rates with intervals";
@@ -108,41 +107,6 @@ fn confidence_level(text: &str) -> Result<f64, String> {
     Ok(confidence)
 }
 
-/// The files named, with folders walked for `.json` and `.jsonl` files
-/// (sorted, so the order is the same on every machine).
-fn expand(inputs: &[String]) -> (Vec<PathBuf>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    for input in inputs {
-        let path = PathBuf::from(input);
-        if path.is_dir() {
-            walk(&path, &mut files, &mut errors);
-        } else {
-            files.push(path);
-        }
-    }
-    (files, errors)
-}
-
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            errors.push(format!("{}: cannot list folder: {e}", dir.display()));
-            return;
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        if path.is_dir() {
-            walk(&path, files, errors);
-        } else if path.extension().is_some_and(|ext| ext == "json" || ext == "jsonl") {
-            files.push(path);
-        }
-    }
-}
-
 pub fn run(args: &BatchArgs) -> ExitCode {
     let method = match IntervalMethod::new(args.confidence, args.continuity_correction) {
         Ok(method) => method,
@@ -175,11 +139,11 @@ pub fn run(args: &BatchArgs) -> ExitCode {
     let env = |name: &str| std::env::var(name).ok();
     let input = AnalysisInput { config: &config, canaries: canaries.as_ref(), env: &env, generated_at: String::new() };
 
-    let (files, mut errors) = expand(&args.inputs);
+    let (files, mut errors) = crate::inputs::expand(&args.inputs);
     let mut runs: Vec<RunFacts> = Vec::new();
     let mut redteam: Vec<RunResult> = Vec::new();
     let bar = progress::wanted(args.quiet).then(|| progress::files_bar(files.len()));
-    for path in &files {
+    for crate::inputs::Found { path, .. } in &files {
         let name = path.display().to_string();
         if let Some(bar) = &bar {
             bar.set_message(name.clone());

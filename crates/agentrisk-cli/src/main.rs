@@ -5,9 +5,11 @@
 //! 2 = usage error or a file that cannot be read or parsed.
 
 mod batch;
+mod inputs;
 mod malloc;
 mod man;
 mod progress;
+mod publish;
 mod run;
 
 use agentrisk::config::{config_from_bytes, AnalysisConfig};
@@ -21,13 +23,16 @@ use std::process::ExitCode;
 const LONG_ABOUT: &str = "\
 Scores AgentLeak traces and reports in scripts and CI gates, with the same
 core as the AgentRisk viewer: `run` analyses traces into reports, `batch`
-summarises many runs, `score` re-checks stored reports. `agentrisk COMMAND
---help` shows a command's flags and examples.";
+summarises many runs, `score` re-checks stored reports, `site` and `pack`
+publish runs for readers (a report site, or one HTML file that opens from
+disk). `agentrisk COMMAND --help` shows a command's flags and examples.";
 
 /// The top-level help's closing lines (also the man page's).
 const EXIT_STATUS: &str = "\
 Exit status: 0 none blocked, 1 some blocked, 2 a usage error or a file that
-could not be read or parsed.";
+could not be read or parsed. For site and pack: 1 some input could not be
+published (the rest is written), 2 a usage error, a bad config or an output
+that cannot be written.";
 
 #[derive(Parser)]
 #[command(
@@ -54,6 +59,10 @@ enum Command {
     Batch(batch::BatchArgs),
     #[command(about = SCORE_ABOUT, long_about = SCORE_LONG_ABOUT, after_help = SCORE_EXAMPLES)]
     Score(ScoreCli),
+    #[command(about = publish::SITE_ABOUT, long_about = publish::SITE_LONG_ABOUT, after_help = publish::SITE_EXAMPLES)]
+    Site(publish::SiteArgs),
+    #[command(about = publish::PACK_ABOUT, long_about = publish::PACK_LONG_ABOUT, after_help = publish::PACK_EXAMPLES)]
+    Pack(publish::PackArgs),
     /// Print a shell completion script to stdout
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
@@ -156,6 +165,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(run_args) => run::run(&run_args),
         Command::Batch(batch_args) => batch::run(&batch_args),
+        Command::Site(site_args) => publish::site(&site_args),
+        Command::Pack(pack_args) => publish::pack(&pack_args),
         Command::Score(score_cli) => match score_args_from_cli(score_cli) {
             Ok(score_args) => score(&score_args),
             Err(message) => {

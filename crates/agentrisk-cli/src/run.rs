@@ -235,7 +235,7 @@ fn write_report(out: &mut impl Write, report: &agentrisk::model::Report) -> std:
 }
 
 /// The current UTC time as Python's `datetime.isoformat()` writes it.
-fn now_isoformat() -> String {
+pub fn now_isoformat() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     agentrisk::workspace::generated_at_from_unix(now.as_secs() as i64, now.subsec_micros())
 }

@@ -40,7 +40,7 @@ fn examples_dir(tag: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 5] = ["run", "batch", "score", "completions", "man"];
+const COMMANDS: [&str; 7] = ["run", "batch", "score", "site", "pack", "completions", "man"];
 
 #[test]
 fn help_lists_every_command_and_exits_zero() {
