@@ -36,7 +36,11 @@ step "malformed-input tests (release agentrisk with the viewer, tests/malformed/
 cargo build --offline --release -p agentrisk-cli --features viewer
 node --test tests/malformed/
 
-step "download size: page + worker wasm within 1.2 MB gzipped (scripts/size.mjs)"
+step "agentrisk site and pack with the viewer inside (clippy, tests/cli_publish.rs)"
+cargo clippy --offline -p agentrisk-cli --features viewer --all-targets -- -D warnings
+cargo test --offline -p agentrisk-cli --features viewer --test cli_publish
+
+step "download size: the viewer's wasm (page and worker) within 1.2 MB gzipped (scripts/size.mjs)"
 node scripts/size.mjs --no-time
 
 step "end-to-end tests (Playwright + Chromium) against dist/"

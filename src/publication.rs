@@ -38,6 +38,12 @@ pub fn in_pack() -> bool {
     pack().is_some()
 }
 
+/// True when this page is a report site or a review pack (neither carries
+/// the examples).
+pub fn is_publication() -> bool {
+    in_pack() || site_manifest_path().is_some()
+}
+
 fn field(object: &JsValue, key: &str) -> JsValue {
     Reflect::get(object, &key.into()).unwrap_or(JsValue::UNDEFINED)
 }

@@ -507,8 +507,8 @@ pub fn app() -> Html {
                     <button type="button" class="button" onclick={open_folder}>{ "Open folder" }</button>
                     <input id="folder-input" ref={folder_input} class="visually-hidden" type="file" webkitdirectory=true multiple=true
                         tabindex="-1" aria-hidden="true" onchange={on_files_picked} />
-                    // A pack can fetch nothing, the examples included.
-                    if !publication::in_pack() {
+                    // Sites and packs carry their own runs, not the examples.
+                    if !publication::is_publication() {
                         <button type="button" id="load-example" class="button" onclick={load_example}>{ "Load example" }</button>
                         <button type="button" id="load-example-traces" class="button" onclick={load_traces}>{ "Load example traces" }</button>
                     }

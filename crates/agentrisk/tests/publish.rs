@@ -263,6 +263,9 @@ fn a_site_marks_its_index_and_names_its_cache_after_the_manifest() {
     assert!(get(&files, "index.html").contains(DIST_MARKER));
     assert_eq!(get(&files, "manifest.json"), one.manifest_json());
     assert!(files.iter().any(|(p, _)| p == "data/customer_support_trace.report.json"));
+    let mut dist = fake_dist();
+    dist.push(("samples/traces/hr_trace.json".to_owned(), b"{}".to_vec()));
+    assert!(!site_files(&dist, &one).unwrap().iter().any(|(p, _)| p.starts_with("samples/")));
     let sw_one = get(&files, "sw.js");
     let sw_two = get(&site_files(&fake_dist(), &two).unwrap(), "sw.js");
     assert!(sw_one.starts_with("const BUILD = \"abc-") || sw_one.contains("-abc\""), "{sw_one}");

@@ -356,7 +356,8 @@ fn trace_as_report(
             map
         })
         .filter(|map| !map.is_empty());
-    serde_json::to_vec_pretty(&report).map_err(|e| e.to_string())
+    // Compact: pretty printing makes a report about twice as big.
+    serde_json::to_vec(&report).map_err(|e| e.to_string())
 }
 
 /// A file name without its last extension.

@@ -65,7 +65,7 @@ impl ViewerAssets {
     }
 }
 
-/// The files of a report site: the viewer's (with [`DIST_MARKER`] in
+/// The files of a report site: the viewer's but its examples (with [`DIST_MARKER`] in
 /// `index.html`, and the service worker's cache named after this build
 /// and this manifest, so a re-published site is never served stale), the
 /// manifest and the data files. Paths are relative, `/`-separated.
@@ -90,7 +90,9 @@ pub fn site_files(dist: &[(String, Vec<u8>)], publication: &Publication) -> Resu
                 format!("{}{}-{}", &script[..at], &digest[..16], &script[at..]).into_bytes()
             }
             "manifest.json" => continue,
-            _ if path.starts_with("data/") => continue,
+            // The example traces hold (made-up) secrets in clear, and a
+            // site is for its own runs.
+            _ if path.starts_with("data/") || path.starts_with("samples/") => continue,
             _ => bytes.clone(),
         };
         files.push((path.clone(), bytes));
