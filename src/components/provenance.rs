@@ -38,7 +38,7 @@ pub fn provenance(props: &ProvenanceProps) -> Html {
             <h2 class="provenance-title">{ &p.title }</h2>
             <p class="muted">
                 { format!("{} · published {} by agentrisk {} · scoring: {} · {}",
-                    if p.pack { "Review pack" } else { "Report site" }, p.generated_at, p.tool_version, p.config, contents) }
+                    if p.pack { "Review pack" } else { "Report site" }, when(&p.generated_at), p.tool_version, p.config, contents) }
             </p>
             <p class="provenance-status" role="status">{ status }</p>
             if verification == "modified" {
@@ -57,6 +57,15 @@ pub fn provenance(props: &ProvenanceProps) -> Html {
             }
             <p class="muted">{ "Verified means the files agree with the manifest; it is not a signature." }</p>
         </section>
+    }
+}
+
+/// `2026-12-06T10:17:54.933438+00:00` as `2026-12-06 10:17 UTC`; other
+/// text as it is.
+fn when(iso: &str) -> String {
+    match (iso.get(..10), iso.get(11..16)) {
+        (Some(day), Some(time)) if iso.as_bytes().get(10) == Some(&b'T') => format!("{day} {time} UTC"),
+        _ => iso.to_owned(),
     }
 }
 
