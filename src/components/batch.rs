@@ -4,7 +4,7 @@
 //! beside a table of its numbers, and the exports.
 
 use crate::charts::{forest_svg, ForestRow};
-use crate::components::download::download;
+use crate::components::download::{download, print_page};
 use crate::components::heatmap::{HeatmapView, Unit};
 use crate::components::ident::ident;
 use crate::components::verdict_class;
@@ -201,6 +201,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
                     <button type="button" class="button" id="export-rates" onclick={save_rates}>{ "Rates CSV" }</button>
                     <button type="button" class="button" id="export-runs" onclick={save_runs}>{ "Runs CSV" }</button>
                     <button type="button" class="button" id="export-batch-markdown" onclick={save_markdown}>{ "Markdown" }</button>
+                    <button type="button" class="button" id="print-batch" onclick={Callback::from(|_: MouseEvent| print_page("batch"))}>{ "Print batch" }</button>
                 </div>
             </header>
             <Controls settings={settings} on_settings={props.on_settings.clone()} />
@@ -611,7 +612,7 @@ fn run_table(
                         if group_by.is_some() { <th scope="col">{ "Group" }</th> }
                         { for RunColumn::ALL.into_iter().map(head) }
                         { for channels.iter().map(|c| html! { <th scope="col" class="num">{ format!("RI {}", c.as_str()) }</th> }) }
-                        <th scope="col"><span class="visually-hidden">{ "Remove" }</span></th>
+                        <th scope="col" class="remove"><span class="visually-hidden">{ "Remove" }</span></th>
                     </tr></thead>
                     <tbody>{ for rows.iter().take(RUN_ROWS_SHOWN).map(|r| html! {
                         <tr data-run-id={r.facts.run_id.clone()}>

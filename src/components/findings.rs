@@ -337,7 +337,12 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
                 next.remove(&id);
                 revealed.set(next);
             });
-            html! { <><span class="mono revealed">{ shown(full) }</span>{ " " }<button type="button" class="link-button" onclick={hide}>{ "hide" }</button></> }
+            // A revealed value never prints: the print stylesheet hides it
+            // and shows the redacted value in its place.
+            html! { <>
+                <span class="mono revealed">{ shown(full) }</span><span class="mono print-only">{ shown(&f.redacted_value) }</span>
+                { " " }<button type="button" class="link-button" onclick={hide}>{ "hide" }</button>
+            </> }
         }
         Some(_) => {
             let id = f.finding_id.clone();

@@ -13,6 +13,7 @@ pub mod flow;
 pub mod heatmap;
 pub mod ident;
 pub mod pager;
+pub mod remediation;
 pub mod run_detail;
 pub mod run_table;
 pub mod scoring;

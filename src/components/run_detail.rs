@@ -7,6 +7,7 @@ use crate::components::findings::FindingsTable;
 use crate::components::flow::FlowView;
 use crate::components::ident::ident;
 use crate::components::pager::Reveal;
+use crate::components::remediation::WhatToDo;
 use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{FindingFilters, Run};
@@ -211,6 +212,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                             <thead><tr>
                                 <th scope="col">{ "Channel" }</th><th scope="col">{ "Highest level" }</th>
                                 <th scope="col" class="num">{ "RI" }</th><th scope="col" class="num">{ "Findings" }</th>
+                                <th scope="col">{ "Contribution" }</th>
                             </tr></thead>
                             <tbody>
                                 { for r.channel_risks.iter().map(|c| html! {
@@ -219,6 +221,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                                         <td><span class={classes!("level", c.level.clone())}>{ format!("{} {}", c.level_label, c.level) }</span></td>
                                         <td class="num">{ format_ri(c.ri) }</td>
                                         <td class="num">{ c.finding_count }</td>
+                                        <td class="contribution">{ contribution_bar(c.risk_contribution) }</td>
                                     </tr>
                                 }) }
                             </tbody>
@@ -227,7 +230,9 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 </section>
             </div>
 
-            <section aria-labelledby="findings-title">
+            <WhatToDo recommendations={r.recommendations.clone()} hints={r.remediation_hints.clone()} />
+
+            <section class="findings-section" aria-labelledby="findings-title">
                 <h3 id="findings-title">{ format!("Findings on disclosure channels ({})", group_digits(findings_total)) }</h3>
                 if findings_total > r.findings.len() {
                     <p class="findings-left-out" data-left-out={(findings_total - r.findings.len()).to_string()}>
@@ -315,6 +320,22 @@ fn gauge(ri: f64, verdict: &'static str) -> Html {
             <path class="track" d="M 10 50 A 40 40 0 0 1 90 50" />
             <path class="value" d={value} />
         </svg>
+    }
+}
+
+/// A channel's contribution to the run's risk as a bar on the RI scale (0
+/// to 1) with its number beside it, so that it reads without colour; the
+/// bar's outline shows the whole scale.
+fn contribution_bar(contribution: f64) -> Html {
+    let width = (contribution.clamp(0.0, 1.0) * 80.0).round();
+    html! {
+        <span class="contribution-bar">
+            <svg class="bar" width="80" height="10" viewBox="0 0 80 10" aria-hidden="true">
+                <rect class="scale" x="0.5" y="0.5" width="79" height="9" rx="2" />
+                <rect class="share" x="0" y="0" width={width.to_string()} height="10" rx="2" />
+            </svg>
+            <span class="num">{ format_ri(contribution) }</span>
+        </span>
     }
 }
 
