@@ -212,16 +212,14 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                             <thead><tr>
                                 <th scope="col">{ "Channel" }</th><th scope="col">{ "Highest level" }</th>
                                 <th scope="col" class="num">{ "RI" }</th><th scope="col" class="num">{ "Findings" }</th>
-                                <th scope="col">{ "Contribution" }</th>
                             </tr></thead>
                             <tbody>
                                 { for r.channel_risks.iter().map(|c| html! {
-                                    <tr data-channel={c.channel.as_str()} data-ri={c.ri.to_string()}>
-                                        <td class="mono">{ c.channel.as_str() }</td>
+                                    <tr data-channel={c.channel.as_str()} data-ri={c.ri.to_string()} data-contribution={c.risk_contribution.to_string()}>
+                                        <td class="mono">{ ident(c.channel.as_str()) }</td>
                                         <td><span class={classes!("level", c.level.clone())}>{ format!("{} {}", c.level_label, c.level) }</span></td>
-                                        <td class="num">{ format_ri(c.ri) }</td>
+                                        <td class="num contribution">{ contribution_bar(c.risk_contribution) }{ format_ri(c.ri) }</td>
                                         <td class="num">{ c.finding_count }</td>
-                                        <td class="contribution">{ contribution_bar(c.risk_contribution) }</td>
                                     </tr>
                                 }) }
                             </tbody>
@@ -323,19 +321,17 @@ fn gauge(ri: f64, verdict: &'static str) -> Html {
     }
 }
 
-/// A channel's contribution to the run's risk as a bar on the RI scale (0
-/// to 1) with its number beside it, so that it reads without colour; the
-/// bar's outline shows the whole scale.
+/// A channel's contribution to the run's risk (`risk_contribution`, which
+/// the reference sets equal to the channel's RI) as a bar on the RI scale,
+/// 0 to 1, drawn before the number so that the row reads without colour;
+/// the bar's outline shows the whole scale.
 fn contribution_bar(contribution: f64) -> Html {
-    let width = (contribution.clamp(0.0, 1.0) * 80.0).round();
+    let width = (contribution.clamp(0.0, 1.0) * 60.0).round();
     html! {
-        <span class="contribution-bar">
-            <svg class="bar" width="80" height="10" viewBox="0 0 80 10" aria-hidden="true">
-                <rect class="scale" x="0.5" y="0.5" width="79" height="9" rx="2" />
-                <rect class="share" x="0" y="0" width={width.to_string()} height="10" rx="2" />
-            </svg>
-            <span class="num">{ format_ri(contribution) }</span>
-        </span>
+        <svg class="bar contribution-bar" width="60" height="10" viewBox="0 0 60 10" aria-hidden="true">
+            <rect class="scale" x="0.5" y="0.5" width="59" height="9" rx="2" />
+            <rect class="share" x="0" y="0" width={width.to_string()} height="10" rx="2" />
+        </svg>
     }
 }
 

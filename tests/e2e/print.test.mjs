@@ -91,6 +91,24 @@ async function exported(page, selector) {
   return readFileSync(await download.path(), "utf8");
 }
 
+/**
+ * How far the widest element reaches past the printable width of an A4
+ * page (210 mm less 2 × 12 mm margins = 703 CSS px; Letter is wider) in
+ * print media. Chromium shrinks a whole printout to fit anything wider.
+ */
+async function overflowOnA4(page) {
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 703, height: 1000 });
+  await page.emulateMedia({ media: "print" });
+  const over = await page.evaluate(() => {
+    const wide = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 703.5 && getComputedStyle(e).display !== "none");
+    return wide.slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className?.baseVal ?? e.className} right ${Math.round(e.getBoundingClientRect().right)}`);
+  });
+  await page.emulateMedia({ media: null });
+  await page.setViewportSize(viewport);
+  return over;
+}
+
 /** What every printed page set must say: header, masking note, page numbers in the margins. */
 function assertFrame(pdf, title) {
   assert.ok(pdf.layout.includes(title), `the title "${title}" is printed`);
@@ -115,8 +133,9 @@ test("a run prints as a summary and expanded on A4 and Letter: ids whole, header
   assert.deepEqual(hints, report.remediation_hints.map((h) => [h.channel, h.priority, h.data_types]));
   assert.equal(await page.$$eval("#remediation-hints pre code", (c) => c.filter((e) => e.textContent.includes("\n")).length), hints.length);
   assert.deepEqual(
-    await page.$$eval(".channel-table tbody tr", (rows) => rows.map((r) => r.querySelector(".contribution .num").textContent)),
-    report.channel_risks.map((c) => c.risk_contribution.toFixed(4)),
+    await page.$$eval(".channel-table tbody tr", (rows) => rows.map((r) => [r.querySelector(".contribution").textContent,
+      Number(r.dataset.contribution), Number(r.querySelector(".contribution rect.share").getAttribute("width"))])),
+    report.channel_risks.map((c) => [c.ri.toFixed(4), c.risk_contribution, Math.round(c.risk_contribution * 60)]),
   );
   const recommendations = await page.$$eval("#recommendations li", (li) => li.map((e) => e.textContent));
   // Copy puts the code fix on the clipboard.
@@ -138,6 +157,7 @@ test("a run prints as a summary and expanded on A4 and Letter: ids whole, header
   const names = RUNS.map((r) => r.name);
   await page.click("#print-summary");
   assert.deepEqual(await page.evaluate(() => window.printed), ["summary"]);
+  assert.deepEqual(await overflowOnA4(page), [], "nothing is wider than an A4 page");
   for (const format of FORMATS) {
     const pdf = await printed(page, "run-summary", format);
     assertFrame(pdf, `Run ${report.run_id} · ex_hr_trace.json`);
@@ -151,6 +171,7 @@ test("a run prints as a summary and expanded on A4 and Letter: ids whole, header
   await page.click("#print-expanded");
   await page.waitForFunction(() => window.printed.length === 2);
   assert.deepEqual(await page.evaluate(() => window.printed), ["summary", "expanded"]);
+  assert.deepEqual(await overflowOnA4(page), [], "nothing is wider than an A4 page");
   // The redacted values of the listed findings print; the revealed one does not.
   for (const format of FORMATS) {
     const pdf = await printed(page, "run-expanded", format);
@@ -198,6 +219,7 @@ test("Print batch prints the verdicts, rates and charts with their tables; Compa
   await page.waitForSelector("#batch-run-table");
   await page.click("#print-batch");
   assert.deepEqual(await page.evaluate(() => window.printed), ["batch"]);
+  assert.deepEqual(await overflowOnA4(page), [], "nothing is wider than an A4 page");
   for (const format of FORMATS) {
     const pdf = await printed(page, "batch", format);
     assertFrame(pdf, `Batch of ${RUNS.length} runs`);
@@ -213,6 +235,7 @@ test("Print batch prints the verdicts, rates and charts with their tables; Compa
   await page.selectOption("#compare-b", { label: `run ${RUNS[2].name}` });
   await page.waitForSelector("#compare-deltas");
   await page.click("#print-compare");
+  assert.deepEqual(await overflowOnA4(page), [], "nothing is wider than an A4 page");
   for (const format of FORMATS) {
     const pdf = await printed(page, "compare", format);
     assertFrame(pdf, `Comparison · batch of ${RUNS.length} runs`);
