@@ -3,6 +3,7 @@ use crate::components::{
     batch::BatchView,
     canaries::CanaryPanel,
     compare::CompareView,
+    download,
     provenance::{Provenance, SaveAsOneFile},
     run_detail::RunDetail,
     run_table::RunTable,
@@ -490,6 +491,25 @@ pub fn app() -> Html {
         }
     };
 
+    let (print_header, print_margins) = print_header(&state, batch_runs);
+    use_effect_with(print_margins, |(title, meta)| {
+        download::set_print_margins(title, meta);
+        download::stamp_print_date();
+    });
+    // Printing from the browser's own menu stamps the date too.
+    use_effect_with((), |_| {
+        let listener = Closure::<dyn Fn()>::new(download::stamp_print_date);
+        let window = web_sys::window();
+        if let Some(w) = &window {
+            let _ = w.add_event_listener_with_callback("beforeprint", listener.as_ref().unchecked_ref());
+        }
+        move || {
+            if let Some(w) = window {
+                let _ = w.remove_event_listener_with_callback("beforeprint", listener.as_ref().unchecked_ref());
+            }
+        }
+    });
+
     html! {
         <div id="dropzone" class="page" data-worker={if state.worker_ready { "ready" } else { "starting" }} ondragover={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
             <header class="top">
@@ -519,9 +539,7 @@ pub fn app() -> Html {
                     <button type="button" id="help-button" class="button" title="Keyboard shortcuts (?)" aria-haspopup="dialog" onclick={open_help}>{ "?" }</button>
                 </div>
             </header>
-            <div class="print-header" aria-hidden="true">
-                { print_header(&state) }
-            </div>
+            { print_header }
             <main>
                 if let Some(publication) = &state.publication {
                     <Provenance publication={publication.clone()} />
@@ -700,22 +718,56 @@ fn same_origin_url(path: &str) -> Result<String, String> {
     Ok(url.href())
 }
 
-/// The header of a printed page: when, which files, which settings.
-fn print_header(state: &State) -> String {
-    let when = String::from(js_sys::Date::new_0().to_locale_string("en-GB", &JsValue::UNDEFINED));
+/// The header of a printed page: what is printed, when, with which tool,
+/// files and settings, and that values are masked. The same title and a
+/// short line of tool and settings go into every page's margins
+/// (`download::set_print_margins`); the date is stamped when printing.
+fn print_header(state: &State, batch_runs: usize) -> (Html, (String, String)) {
     let names: Vec<&str> = state.files.iter().map(|f| f.name.as_str()).collect();
-    let settings = if state.whatif.is_reference_default() {
-        "AgentLeak's reference defaults".to_owned()
-    } else {
-        format!("what-if: {}", state.whatif.describe())
+    let title = match state.tab {
+        Tab::Runs => match state.selected_run() {
+            Some((entry, run)) => format!("Run {} · {}", run.report().run_id, entry.name),
+            None => format!("{} files loaded", names.len()),
+        },
+        Tab::Batch => format!("Batch of {batch_runs} runs"),
+        Tab::Compare => format!("Comparison · batch of {batch_runs} runs"),
+        Tab::Scoring => "What-if scoring settings".to_owned(),
     };
-    format!(
-        "AgentRisk Viewer · printed {when} · {} files: {} · scoring: {settings} · batch intervals: Wilson, {}%{}",
-        names.len(),
-        names.join(", "),
-        state.batch.confidence * 100.0,
-        if state.batch.continuity_correction { ", continuity correction" } else { "" }
-    )
+    let (settings, settings_short) = if state.whatif.is_reference_default() {
+        ("AgentLeak's reference defaults".to_owned(), "AgentLeak's reference defaults".to_owned())
+    } else {
+        let described = state.whatif.describe();
+        (format!("what-if: {described}"), format!("what-if: {}", first_chars(&described, 70)))
+    };
+    let tool = concat!("AgentRisk Viewer ", env!("CARGO_PKG_VERSION"));
+    let margins = (format!("AgentRisk Viewer · {title}"), format!("{tool} · scoring: {settings_short}"));
+    // Many files would fill the first page with names: the run table lists them.
+    let shown_names = match names.len() {
+        0..=12 => names.join(", "),
+        n => format!("{}, and {} more", names.iter().take(10).copied().collect::<Vec<_>>().join(", "), n - 10),
+    };
+    let header = html! {
+        <div class="print-header" aria-hidden="true">
+            <p class="print-title">{ title }</p>
+            <p>
+                { tool }{ " · printed " }<span id="print-date"></span>
+                { format!(" · {} files: {shown_names} · scoring: {settings} · batch intervals: Wilson, {}%{}",
+                    names.len(),
+                    state.batch.confidence * 100.0,
+                    if state.batch.continuity_correction { ", continuity correction" } else { "" }) }
+            </p>
+            <p class="print-masked">{ "Values are masked: findings print redacted as in the report; a value revealed on screen is not printed." }</p>
+        </div>
+    };
+    (header, margins)
+}
+
+/// At most `n` characters of `text`, with an ellipsis when cut.
+fn first_chars(text: &str, n: usize) -> String {
+    match text.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
 }
 
 /// The keyboard shortcuts, as the help dialog lists them.

@@ -4,7 +4,7 @@
 //! beside a table of its numbers, and the exports.
 
 use crate::charts::{forest_svg, ForestRow};
-use crate::components::download::download;
+use crate::components::download::{download, print_page};
 use crate::components::heatmap::{HeatmapView, Unit};
 use crate::components::ident::ident;
 use crate::components::verdict_class;
@@ -201,6 +201,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
                     <button type="button" class="button" id="export-rates" onclick={save_rates}>{ "Rates CSV" }</button>
                     <button type="button" class="button" id="export-runs" onclick={save_runs}>{ "Runs CSV" }</button>
                     <button type="button" class="button" id="export-batch-markdown" onclick={save_markdown}>{ "Markdown" }</button>
+                    <button type="button" class="button" id="print-batch" onclick={Callback::from(|_: MouseEvent| print_page("batch"))}>{ "Print batch" }</button>
                 </div>
             </header>
             <Controls settings={settings} on_settings={props.on_settings.clone()} />
@@ -448,13 +449,32 @@ fn channel_run_heatmap(rows: &[&BatchRow], on_open: &Callback<u32>) -> Html {
         })
     };
     let canvas = rows.len() * channels.len() > SVG_CELL_LIMIT;
+    // On paper the chart's numbers go below it, run by run, and the run
+    // table leaves its channel columns out (too wide for a portrait page).
+    let print_table = html! {
+        <table class="print-table heat-run-table" id="heat-run-table">
+            <thead><tr>
+                <th scope="col" class="num">{ "#" }</th><th scope="col">{ "Run id" }</th>
+                { for channels.iter().map(|c| html! { <th scope="col" class="num">{ "RI " }{ ident(c.as_str()) }</th> }) }
+            </tr></thead>
+            <tbody>{ for rows.iter().zip(&values).enumerate().take(RUN_ROWS_SHOWN).map(|(i, (r, cells))| html! {
+                <tr>
+                    <td class="num">{ format!("#{}", i + 1) }</td><td>{ ident(&r.facts.run_id) }</td>
+                    { for cells.iter().map(|v| html! { <td class="num">{ v.map_or_else(|| "—".to_owned(), format_ri) }</td> }) }
+                </tr>
+            }) }</tbody>
+        </table>
+    };
     html! {
         <section class="chart-block" aria-labelledby="heat-run-title">
             <h3 id="heat-run-title">{ "Risk Index by channel and run" }</h3>
-            <p class="muted">{ "Each cell is a run's RI on one channel (its weighted leaked secrets there over the run's vault). Grey: the run has no events on that channel. Hover or focus a cell for its run and value; click it to open the run. The run table below lists the same numbers." }</p>
+            <p class="muted">{ "Each cell is a run's RI on one channel (its weighted leaked secrets there over the run's vault). Grey: the run has no events on that channel. Hover or focus a cell for its run and value; click it to open the run. " }
+                <span class="screen-only">{ "The run table below lists the same numbers." }</span>
+                <span class="print-only">{ "The table below the chart lists the same numbers, by run number." }</span></p>
             <HeatmapView id="heat-run" title="RI by channel and run" rows={labels} columns={columns} values={values}
                 column_names={names} max={1.0} unit={Unit::RiskIndex} empty="no events on this channel"
                 on_cell={on_cell} canvas={canvas} cell_width={26.0} />
+            { print_table }
         </section>
     }
 }
@@ -610,8 +630,8 @@ fn run_table(
                     <thead><tr>
                         if group_by.is_some() { <th scope="col">{ "Group" }</th> }
                         { for RunColumn::ALL.into_iter().map(head) }
-                        { for channels.iter().map(|c| html! { <th scope="col" class="num">{ format!("RI {}", c.as_str()) }</th> }) }
-                        <th scope="col"><span class="visually-hidden">{ "Remove" }</span></th>
+                        { for channels.iter().map(|c| html! { <th scope="col" class="num channel-ri">{ "RI " }{ ident(c.as_str()) }</th> }) }
+                        <th scope="col" class="remove"><span class="visually-hidden">{ "Remove" }</span></th>
                     </tr></thead>
                     <tbody>{ for rows.iter().take(RUN_ROWS_SHOWN).map(|r| html! {
                         <tr data-run-id={r.facts.run_id.clone()}>
@@ -621,7 +641,7 @@ fn run_table(
                                 _ if column.is_numeric() => html! { <td class="num">{ text }</td> },
                                 _ => html! { <td>{ text }</td> },
                             }) }
-                            { for channels.iter().map(|&c| html! { <td class="num">{ format_ri(r.facts.ri_on(c)) }</td> }) }
+                            { for channels.iter().map(|&c| html! { <td class="num channel-ri">{ format_ri(r.facts.ri_on(c)) }</td> }) }
                             <td class="remove">{ remove_button(r, on_remove) }</td>
                         </tr>
                     }) }</tbody>

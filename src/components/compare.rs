@@ -1,6 +1,7 @@
 //! The Compare tab: two runs side by side with deltas and the secrets only
 //! one of them leaked, or two groups of runs with both intervals per rate.
 
+use crate::components::download::print_page;
 use crate::components::text::shown;
 use crate::state::{BatchRow, BatchSettings, FileEntry, FileStatus};
 use agentrisk::batch::table::{interval_text, percent};
@@ -138,7 +139,12 @@ pub fn compare_view(props: &CompareProps) -> Html {
     };
     html! {
         <section class="batch compare" aria-labelledby="compare-title">
-            <h2 id="compare-title">{ "Compare" }</h2>
+            <header class="detail-head">
+                <h2 id="compare-title">{ "Compare" }</h2>
+                <div class="actions">
+                    <button type="button" class="button" id="print-compare" onclick={Callback::from(|_: MouseEvent| print_page("compare"))}>{ "Print" }</button>
+                </div>
+            </header>
             <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                 { picker("compare-a", "A", &a) }
                 { picker("compare-b", "B", &b) }

@@ -9,6 +9,7 @@
 
 use crate::components::download::download;
 use crate::components::event_list::finding_row_id;
+use crate::components::ident::ident;
 use crate::components::pager::{on_page_or_all, page_of, use_reveal, Pager, Reveal};
 use crate::components::text::shown;
 use agentrisk::batch::table::to_csv;
@@ -322,10 +323,10 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
             });
             html! {
                 <a class="event-link" href={format!("#event-{index}")} data-event-index={index.to_string()}
-                    title="Show this event in the event list" {onclick}>{ shown(&f.event_id) }</a>
+                    title="Show this event in the event list" {onclick}>{ ident(&f.event_id) }</a>
             }
         }
-        None => shown(&f.event_id),
+        None => ident(&f.event_id),
     };
     let full = props.values.as_ref().and_then(|v| v.get(&f.finding_id));
     let value = match full {
@@ -337,7 +338,12 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
                 next.remove(&id);
                 revealed.set(next);
             });
-            html! { <><span class="mono revealed">{ shown(full) }</span>{ " " }<button type="button" class="link-button" onclick={hide}>{ "hide" }</button></> }
+            // A revealed value never prints: the print stylesheet hides it
+            // and shows the redacted value in its place.
+            html! { <>
+                <span class="mono revealed">{ shown(full) }</span><span class="mono print-only">{ shown(&f.redacted_value) }</span>
+                { " " }<button type="button" class="link-button" onclick={hide}>{ "hide" }</button>
+            </> }
         }
         Some(_) => {
             let id = f.finding_id.clone();
@@ -356,14 +362,14 @@ fn row(f: &Finding, props: &FindingsProps, revealed: &UseStateHandle<BTreeSet<St
     };
     html! {
         <tr id={finding_row_id(&f.finding_id)} tabindex="-1" data-finding-id={f.finding_id.clone()} data-event-id={f.event_id.to_string()} data-channel={f.channel.as_str()}>
-            <td class="mono">{ f.channel.as_str() }</td>
-            <td>{ shown(&f.data_type) }</td>
+            <td class="mono">{ ident(f.channel.as_str()) }</td>
+            <td>{ ident(&f.data_type) }</td>
             <td><span class={classes!("level", f.level.badge())}>{ f.level.label() }</span></td>
             <td class="value">{ value }</td>
-            <td>{ &*f.detector }</td>
+            <td>{ ident(&f.detector) }</td>
             <td class="mono">{ event }</td>
-            <td>{ shown(&f.source) }</td>
-            <td>{ shown(&f.target) }</td>
+            <td>{ ident(&f.source) }</td>
+            <td>{ ident(&f.target) }</td>
         </tr>
     }
 }

@@ -14,6 +14,7 @@ pub mod heatmap;
 pub mod ident;
 pub mod pager;
 pub mod provenance;
+pub mod remediation;
 pub mod run_detail;
 pub mod run_table;
 pub mod scoring;

@@ -7,6 +7,7 @@ use crate::components::findings::FindingsTable;
 use crate::components::flow::FlowView;
 use crate::components::ident::ident;
 use crate::components::pager::Reveal;
+use crate::components::remediation::WhatToDo;
 use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{FindingFilters, Run};
@@ -214,10 +215,10 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                             </tr></thead>
                             <tbody>
                                 { for r.channel_risks.iter().map(|c| html! {
-                                    <tr data-channel={c.channel.as_str()} data-ri={c.ri.to_string()}>
-                                        <td class="mono">{ c.channel.as_str() }</td>
+                                    <tr data-channel={c.channel.as_str()} data-ri={c.ri.to_string()} data-contribution={c.risk_contribution.to_string()}>
+                                        <td class="mono">{ ident(c.channel.as_str()) }</td>
                                         <td><span class={classes!("level", c.level.clone())}>{ format!("{} {}", c.level_label, c.level) }</span></td>
-                                        <td class="num">{ format_ri(c.ri) }</td>
+                                        <td class="num contribution">{ contribution_bar(c.risk_contribution) }{ format_ri(c.ri) }</td>
                                         <td class="num">{ c.finding_count }</td>
                                     </tr>
                                 }) }
@@ -227,7 +228,9 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 </section>
             </div>
 
-            <section aria-labelledby="findings-title">
+            <WhatToDo recommendations={r.recommendations.clone()} hints={r.remediation_hints.clone()} />
+
+            <section class="findings-section" aria-labelledby="findings-title">
                 <h3 id="findings-title">{ format!("Findings on disclosure channels ({})", group_digits(findings_total)) }</h3>
                 if findings_total > r.findings.len() {
                     <p class="findings-left-out" data-left-out={(findings_total - r.findings.len()).to_string()}>
@@ -314,6 +317,20 @@ fn gauge(ri: f64, verdict: &'static str) -> Html {
             aria-label={format!("Risk Index gauge at {:.0}% of the scale", t * 100.0)}>
             <path class="track" d="M 10 50 A 40 40 0 0 1 90 50" />
             <path class="value" d={value} />
+        </svg>
+    }
+}
+
+/// A channel's contribution to the run's risk (`risk_contribution`, which
+/// the reference sets equal to the channel's RI) as a bar on the RI scale,
+/// 0 to 1, drawn before the number so that the row reads without colour;
+/// the bar's outline shows the whole scale.
+fn contribution_bar(contribution: f64) -> Html {
+    let width = (contribution.clamp(0.0, 1.0) * 60.0).round();
+    html! {
+        <svg class="bar contribution-bar" width="60" height="10" viewBox="0 0 60 10" aria-hidden="true">
+            <rect class="scale" x="0.5" y="0.5" width="59" height="9" rx="2" />
+            <rect class="share" x="0" y="0" width={width.to_string()} height="10" rx="2" />
         </svg>
     }
 }

@@ -50,7 +50,7 @@ pub fn run_table(props: &RunTableProps) -> Html {
                             <th scope="col">{ "Verdict" }</th>
                             <th scope="col">{ "Gate" }</th>
                             <th scope="col">{ "Check" }</th>
-                            <th scope="col"><span class="visually-hidden">{ "Remove" }</span></th>
+                            <th scope="col" class="remove"><span class="visually-hidden">{ "Remove" }</span></th>
                         </tr>
                     </thead>
                     <tbody>

@@ -806,11 +806,11 @@ test("print: a summary mode and an expanded mode with a page header, saved as PD
   assert.match(await page.textContent(".print-header"), /printed .* · 2 files: hr\.json, bad\.json · scoring: AgentLeak's reference defaults/);
   assert.equal(await shown(".tabs, header.top .actions"), 0);
   await page.evaluate(() => document.documentElement.setAttribute("data-print", "summary"));
-  assert.equal(await shown(".run-detail .findings"), 0);
+  assert.equal(await shown(".run-detail .findings-section"), 0);
   mkdirSync(outDir, { recursive: true });
   await page.pdf({ path: join(outDir, "run-summary.pdf"), format: "A4", printBackground: true });
   await page.evaluate(() => document.documentElement.setAttribute("data-print", "expanded"));
-  assert.equal(await shown(".run-detail .findings"), 1);
+  assert.equal(await shown(".run-detail .findings-section"), 1);
   const events = await page.$$eval(".event-row", (rows) => rows.map((r) => [r.classList.contains("has-finding"), getComputedStyle(r).display !== "none"]));
   assert.ok(events.some(([f]) => !f) && events.every(([f, visible]) => f === visible), "only events with findings print");
   await page.pdf({ path: join(outDir, "run-expanded.pdf"), format: "A4", printBackground: true });

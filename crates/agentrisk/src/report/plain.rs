@@ -71,8 +71,9 @@ fn capitalise(text: &str) -> String {
 }
 
 /// A run as a short Markdown document for hand-over: headline numbers, the
-/// plain summary, the level profile, channel risks and the findings listed
-/// in the report (values redacted as the report has them).
+/// plain summary, the level profile, channel risks, the findings listed in the
+/// report (values redacted as the report has them), then the recommendations
+/// and remediation hints.
 pub fn markdown_run(report: &Report, file: &str) -> String {
     let cell = |text: &str| text.replace('|', "\\|").replace(['\n', '\r'], " ");
     let mut md = format!("# Run `{}`\n\n", cell(&report.run_id));
@@ -119,7 +120,44 @@ pub fn markdown_run(report: &Report, file: &str) -> String {
             ));
         }
     }
+    md.push_str(&markdown_what_to_do(report));
     md
+}
+
+/// The report's recommendations and per-channel remediation hints as
+/// Markdown, its own texts as stored; empty when it has neither.
+fn markdown_what_to_do(report: &Report) -> String {
+    let mut md = String::new();
+    if !report.recommendations.is_empty() {
+        md.push_str("\n## Recommendations\n\n");
+        for r in &report.recommendations {
+            md.push_str(&format!("- {}\n", r.replace(['\n', '\r'], " ")));
+        }
+    }
+    if !report.remediation_hints.is_empty() {
+        md.push_str("\n## Remediation by channel\n");
+        for hint in &report.remediation_hints {
+            md.push_str(&format!(
+                "\n### {} · priority {}\n\nData types: {}\n\n{}\n",
+                hint.channel.as_str(),
+                if hint.priority.is_empty() { "not given" } else { &hint.priority },
+                if hint.data_types.is_empty() { "not given".to_owned() } else { hint.data_types.join(", ") },
+                hint.advice.replace(['\n', '\r'], " ")
+            ));
+            if !hint.code_fix.is_empty() {
+                let fence = code_fence(&hint.code_fix);
+                md.push_str(&format!("\n{fence}\n{}\n{fence}\n", hint.code_fix.trim_end_matches(['\n', '\r'])));
+            }
+        }
+    }
+    md
+}
+
+/// A Markdown code fence longer than any run of backticks in `code`, so
+/// that a stored code fix cannot close its own block early.
+fn code_fence(code: &str) -> String {
+    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
 }
 
 #[cfg(test)]
@@ -143,6 +181,35 @@ mod markdown_tests {
         assert!(md.contains("| L4 | 1 | 2 |"));
         assert!(md.contains("| log | ssn | L4 | `12*\\|*89` | evt_1 |"));
         assert!(md.contains("The final answer is clean, but 1 of 2 secrets (1 critical) leaked through logs."), "{md}");
+        assert!(!md.contains("## Recommendations") && !md.contains("## Remediation"), "a report without them: {md}");
+    }
+
+    #[test]
+    fn a_run_in_markdown_lists_its_recommendations_and_remediation_hints_as_stored() {
+        let report: Report = serde_json::from_value(serde_json::json!({
+            "report": "agentleak", "version": 2, "run_id": "r1", "privacy_score": 56, "verdict": "High risk",
+            "risk_index": 0.44, "wsl": 11, "rho_s": 25, "blocked": true,
+            "summary": {"leaked_secrets": 1, "vault_secrets": 2, "level_profile": {"L4": 1},
+                        "vault_level_profile": {"L4": 2}, "has_critical": true},
+            "findings": [],
+            "recommendations": ["Mask logs.", "Re-run in CI."],
+            "remediation_hints": [
+                {"channel": "log", "data_types": ["api_key", "ssn"], "priority": "critical",
+                 "advice": "Redact in a filter.", "code_fix": "x = '```'\nlog(x)\n"},
+                {"channel": "tool_call", "advice": "Allow-list."}
+            ],
+        }))
+        .unwrap();
+        let md = markdown_run(&report, "run.json");
+        assert!(md.contains("\n## Recommendations\n\n- Mask logs.\n- Re-run in CI.\n"), "{md}");
+        assert!(
+            md.contains(
+                "\n### log · priority critical\n\nData types: api_key, ssn\n\nRedact in a filter.\n\n````\nx = '```'\nlog(x)\n````\n"
+            ),
+            "the fence outgrows the code's backticks: {md}"
+        );
+        assert!(md.contains("\n### tool_call · priority not given\n\nData types: not given\n\nAllow-list.\n"), "{md}");
+        assert!(!md.contains("tool_call · priority not given\n\nData types: not given\n\nAllow-list.\n\n```"), "{md}");
     }
 }
 
