@@ -91,6 +91,8 @@ struct Inner {
     /// The message that set the canary set in force (a picked file's
     /// `ReadCanaries`, or a dropped file's `Open`), for a replacement worker.
     canaries: Option<JsValue>,
+    /// The publication being opened, for a replacement worker.
+    publication: Option<JsValue>,
     /// Counts the workers started; a dead worker's late events (its error
     /// after its panic message) carry an old number and are ignored.
     generation: u32,
@@ -123,6 +125,7 @@ impl Bridge {
             parts: BTreeMap::new(),
             settings: String::new(),
             canaries: None,
+            publication: None,
             generation: 0,
             stopped: None,
             retired: Vec::new(),
@@ -194,7 +197,10 @@ impl Bridge {
     /// Tells the worker the files that follow are a publication's, to be
     /// checked against `manifest` (its JSON text).
     pub fn publication(&self, manifest: &str) {
-        self.inner.borrow_mut().post(ToWorker::Publication { manifest: manifest.to_owned() }.to_js());
+        let mut inner = self.inner.borrow_mut();
+        let message = ToWorker::Publication { manifest: manifest.to_owned() }.to_js();
+        inner.publication = Some(message.clone());
+        inner.post(message);
     }
 
     /// Asks the worker for a review pack of everything it holds
@@ -319,6 +325,9 @@ fn crashed(inner: &Rc<RefCell<Inner>>, id: Option<u32>, message: String) {
                     }
                     if let Some(canaries) = state.canaries.clone() {
                         state.queue.push(canaries);
+                    }
+                    if let Some(publication) = state.publication.clone() {
+                        state.queue.push(publication);
                     }
                     let resend: Vec<JsValue> = state.sent.iter().map(|(id, sent)| file_message(*id, sent)).collect();
                     let ids: Vec<u32> = state.sent.keys().copied().collect();

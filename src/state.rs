@@ -469,8 +469,11 @@ impl Reducible for State {
             Action::CanariesUnreadable(message) => next.canaries_problem = Some(message),
             Action::Published(publication) => next.publication = Some(publication),
             Action::PublishedChecked { name, check } => {
+                // A replacement worker checks its files again.
                 if let Some(publication) = &mut next.publication {
-                    Rc::make_mut(publication).checks.push((name, check));
+                    let checks = &mut Rc::make_mut(publication).checks;
+                    checks.retain(|(known, _)| *known != name);
+                    checks.push((name, check));
                 }
             }
             Action::Saving(None) => next.saving = Some(None),

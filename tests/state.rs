@@ -99,3 +99,40 @@ fn a_canary_set_file_is_no_run_and_the_set_in_force_follows_the_worker() {
     let state = state.reduce(Action::CanariesInForce(None));
     assert_eq!((state.canaries.clone(), state.canaries_problem.clone()), (None, None));
 }
+
+#[test]
+fn a_publication_is_checking_until_every_file_is_checked_and_names_what_was_modified() {
+    use agentrisk::publish::FileCheck;
+    use agentrisk_viewer::state::Publication;
+    let publication = Publication {
+        title: "Week 49".into(),
+        generated_at: "2026-12-06T10:00:00+00:00".into(),
+        tool_version: "0.1.0".into(),
+        config: "reference defaults".into(),
+        settings: None,
+        what_if: None,
+        include_traces: false,
+        pack: true,
+        expected: 2,
+        not_published: Vec::new(),
+        checks: Vec::new(),
+        unverifiable: None,
+    };
+    let state = Rc::new(State::default()).reduce(Action::Published(Rc::new(publication.clone())));
+    let shown = |state: &Rc<State>| state.publication.as_ref().unwrap().verification();
+    assert_eq!(shown(&state), "checking");
+    let state = state.reduce(Action::PublishedChecked { name: "a.json".into(), check: FileCheck::Verified });
+    assert_eq!(shown(&state), "checking");
+    let modified = FileCheck::Modified { problem: "data/b.json does not match its SHA-256".into() };
+    let state = state.reduce(Action::PublishedChecked { name: "b.json".into(), check: modified });
+    assert_eq!(shown(&state), "modified");
+    let named: Vec<(&str, &str)> = state.publication.as_ref().unwrap().modified().collect();
+    assert_eq!(named, [("b.json", "data/b.json does not match its SHA-256")]);
+    // A replacement worker checks again: the new check replaces the old.
+    let state = state.reduce(Action::PublishedChecked { name: "b.json".into(), check: FileCheck::Verified });
+    assert_eq!(shown(&state), "verified");
+    assert_eq!(state.publication.as_ref().unwrap().checks.len(), 2);
+    let unreadable = Publication { unverifiable: Some("manifest.json is not JSON".into()), ..publication };
+    let state = state.reduce(Action::Published(Rc::new(unreadable)));
+    assert_eq!(shown(&state), "unverifiable");
+}
