@@ -7,7 +7,7 @@
 // one file" writes a pack that opens from disk with the same rows.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -144,7 +144,11 @@ test("a site served by python3 -m http.server under /a/b/ shows every run at onc
 
 test("a pack opened from disk with every request blocked shows the same rows, verified; one changed byte shows modified, naming the run", async () => {
   const pack = join(work, "review.html");
-  agentrisk(["pack", examples, "-o", pack, "-q"]);
+  // Its summary on stderr names the viewer's share of the pack: at most 1.5 MB.
+  const made = spawnSync(cli(), ["pack", examples, "-o", pack], { encoding: "utf8" });
+  assert.equal(made.status, 0, made.stderr);
+  const share = Number(made.stderr.match(/of which the viewer (\d+)/)[1]);
+  assert.ok(share > 1_000_000 && share <= 1_500_000, `the viewer takes ${share} bytes of the pack`);
   const blocked = [];
   // Everything but the file itself is refused, and recorded.
   await context.route("**/*", (route) => {

@@ -39,7 +39,12 @@ if (typeof document === "undefined") {
     };
     const inflate = async (bytes) => {
       const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
-      return new Uint8Array(await new Response(stream).arrayBuffer());
+      try {
+        return new Uint8Array(await new Response(stream).arrayBuffer());
+      } catch {
+        // The stream's own error says only that reading failed.
+        throw new Error("its compressed data are damaged");
+      }
     };
     const boot = document.getElementById("agentrisk-boot").textContent;
     const wasm = document.getElementById("agentrisk-wasm");
@@ -49,7 +54,7 @@ if (typeof document === "undefined") {
       try {
         files[index] = { bytes: await inflate(decode(element)) };
       } catch (e) {
-        files[index] = { error: `its data cannot be decoded: ${e.message ?? e}` };
+        files[index] = { error: `its data in this file cannot be decoded: ${e.message ?? e}` };
       }
     }
     const marker = "\n//# agentrisk pack boot\n";
