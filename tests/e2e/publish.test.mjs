@@ -30,10 +30,10 @@ function agentrisk(args) {
 }
 
 /** What `agentrisk run` says for a trace: the numbers a row carries. */
-function cliRun(path) {
+function cliRun(path, config) {
   let stdout;
   try {
-    stdout = execFileSync(cli(), ["run", "-q", "-o", "-", "-t", path]);
+    stdout = execFileSync(cli(), ["run", "-q", "-o", "-", "-t", path, ...(config ? ["-c", config] : [])]);
   } catch (e) {
     stdout = e.stdout; // exit 1: the run is blocked
   }
@@ -98,12 +98,12 @@ async function opened(page, url) {
   return { rows, provenance, errors };
 }
 
-function assertRowsAreTheCli(rows, dir) {
+function assertRowsAreTheCli(rows, dir, config) {
   const traces = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
   assert.deepEqual(rows.map((r) => r.file).sort(), traces);
   for (const row of rows) {
     const { file, ...numbers } = row;
-    assert.deepEqual(numbers, cliRun(join(dir, file)), file);
+    assert.deepEqual(numbers, cliRun(join(dir, file), config), file);
   }
 }
 
@@ -198,6 +198,21 @@ test("a pack opened from disk with every request blocked shows the same rows, ve
   } finally {
     await context.unrouteAll();
   }
+});
+
+test("a pack made with a config applies it before analysing: its traces verify and show the CLI's numbers for that config", async () => {
+  const config = join(root, "tests", "fixtures", "conformance", "configs", "weights_1_3_9_27.yaml");
+  const pack = join(work, "with-config.html");
+  agentrisk(["pack", examples, "-o", pack, "-c", config, "--include-traces", "-q"]);
+  const page = await context.newPage();
+  const { rows, provenance, errors } = await opened(page, pathToFileURL(pack).href);
+  assert.equal(provenance.verification, "verified", provenance.text);
+  assert.match(provenance.text, /weights_1_3_9_27\.yaml \(weights \[1, 3, 9, 27\]/);
+  assert.match(provenance.text, /raw traces included/);
+  assertRowsAreTheCli(rows, examples, config);
+  assert.notDeepEqual(rows.map((r) => r.privacyScore), rows.map((r) => cliRun(join(examples, r.file)).privacyScore));
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test("default sites and packs hold no raw secret; --include-traces ones do", () => {
