@@ -108,27 +108,17 @@ async fn site(path: &str) -> Result<Found, String> {
 
 /// A same-site file's text, revalidated with the server (never a stale copy).
 async fn fetch_text(url: &str) -> Result<String, String> {
+    let bytes = fetch_bytes(url, RequestCache::NoCache).await?;
+    String::from_utf8(bytes).map_err(|_| format!("{url} is not UTF-8 text"))
+}
+
+/// A same-site file's bytes, with the cache mode `cache`.
+async fn fetch_bytes(url: &str, cache: RequestCache) -> Result<Vec<u8>, String> {
     let init = RequestInit::new();
-    init.set_cache(RequestCache::NoCache);
+    init.set_cache(cache);
     let request = Request::new_with_str_and_init(url, &init).map_err(|_| format!("cannot fetch {url}"))?;
     let window = web_sys::window().ok_or("no window")?;
     let response: Response = JsFuture::from(window.fetch_with_request(&request))
-        .await
-        .map_err(|e| format!("cannot fetch {url}: {}", crate::js_text(&e)))?
-        .dyn_into()
-        .map_err(|_| format!("cannot fetch {url}"))?;
-    if !response.ok() {
-        return Err(format!("cannot fetch {url}: HTTP {}", response.status()));
-    }
-    let text = JsFuture::from(response.text().map_err(|_| format!("cannot read {url}"))?)
-        .await
-        .map_err(|_| format!("cannot read {url}"))?;
-    Ok(text.as_string().unwrap_or_default())
-}
-
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response: Response = JsFuture::from(window.fetch_with_str(url))
         .await
         .map_err(|e| format!("cannot fetch {url}: {}", crate::js_text(&e)))?
         .dyn_into()
@@ -175,10 +165,10 @@ pub async fn viewer_assets() -> Result<(PackRequest, Vec<u8>), String> {
         let link = document.query_selector(selector).ok().flatten().and_then(|e| e.get_attribute("href"));
         link.ok_or_else(|| format!("this page links no {selector}"))
     };
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|_| "the viewer's code is not UTF-8".to_owned());
-    request.css = text(fetch_bytes(&href("link[rel=stylesheet]")?).await?)?;
-    request.glue = text(fetch_bytes(&href("link[rel=modulepreload]")?).await?)?;
-    request.favicon = text(fetch_bytes(&href("link[rel=icon]")?).await?)?;
-    let wasm = fetch_bytes(&href("link[rel=preload][as=fetch]")?).await?;
+    // The build's own files, named by their hashes: any cached copy is right.
+    request.css = fetch_text(&href("link[rel=stylesheet]")?).await?;
+    request.glue = fetch_text(&href("link[rel=modulepreload]")?).await?;
+    request.favicon = fetch_text(&href("link[rel=icon]")?).await?;
+    let wasm = fetch_bytes(&href("link[rel=preload][as=fetch]")?, RequestCache::Default).await?;
     Ok((request, wasm))
 }

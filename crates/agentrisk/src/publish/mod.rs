@@ -19,7 +19,7 @@
 mod encode;
 mod pack;
 
-pub use encode::{base64, base85_decode, base85_encode, deflate, sha256_hex};
+pub use encode::{base64, base85_decode, base85_encode, deflate, sha256, sha256_hex};
 pub use pack::{pack_html, site_files, ViewerAssets, DIST_MARKER, PACK_BOOT_MARKER};
 
 use crate::batch::{detect_kind, FileKind, RunFacts, RunResult};

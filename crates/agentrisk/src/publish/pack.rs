@@ -1,7 +1,7 @@
 //! Writing a publication out: as a site (the viewer's built files, a
 //! manifest and data files) or as one self-contained HTML file.
 
-use super::encode::{base64, base85_encode, deflate, sha256_hex};
+use super::encode::{base64, base85_encode, deflate, sha256, sha256_hex};
 use super::Publication;
 
 /// What a site's `index.html` carries so the viewer opens the site's own
@@ -116,7 +116,7 @@ pub fn pack_html(assets: &ViewerAssets, publication: &Publication) -> Result<Str
         return Err("the viewer's code cannot be put inline (it holds a closing tag)".to_owned());
     }
     let script = format!("{}{PACK_BOOT_MARKER}{PACK_BOOT}", assets.glue);
-    let hash = |text: &str| base64(&sha2_digest(text.as_bytes()));
+    let hash = |text: &str| base64(&sha256(text.as_bytes()));
     let csp = [
         "default-src 'none'".to_owned(),
         format!("script-src 'sha256-{}' 'wasm-unsafe-eval'", hash(&script)),
@@ -163,11 +163,6 @@ pub fn pack_html(assets: &ViewerAssets, publication: &Publication) -> Result<Str
 fn blob(bytes: &[u8]) -> (usize, String) {
     let deflated = deflate(bytes);
     (deflated.len(), base85_encode(&deflated))
-}
-
-fn sha2_digest(bytes: &[u8]) -> Vec<u8> {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).to_vec()
 }
 
 fn escape_html(text: &str) -> String {
