@@ -293,3 +293,29 @@ fn a_pack_holds_everything_inline_and_decodes_to_the_published_bytes() {
     let wasm = base85_decode(&assets.wasm_text, assets.wasm_length).unwrap();
     assert_eq!(miniz_oxide::inflate::decompress_to_vec(&wasm).unwrap(), vec![0, 97, 115, 109, 1, 0, 0, 0]);
 }
+
+#[test]
+fn scorecards_and_red_team_results_publish_as_they_are_and_verify() {
+    use agentrisk::batch::Scorecard;
+    use agentrisk::stats::IntervalMethod;
+    let runs: Vec<_> = examples()
+        .iter()
+        .map(|(name, folder, bytes)| match analyze_file(bytes, name, folder, None, CLOCK, &|_| {}) {
+            FileResult::Trace(trace) => trace.facts,
+            _ => panic!("{name} is a trace"),
+        })
+        .collect();
+    let card = Scorecard::new(runs, Vec::new(), IntervalMethod::new(0.95, false).unwrap(), None).to_json();
+    let results = std::fs::read(root().join("tests/fixtures/redteam/public_health_a1/results.json")).unwrap();
+    let files = vec![
+        ("card.json".to_owned(), String::new(), card.into_bytes()),
+        ("results.json".to_owned(), "redteam".to_owned(), results.clone()),
+    ];
+    let publication = published(&files, &options(None, false));
+    assert_eq!(assert_all_verified(&publication), 2);
+    let [card, records] = &publication.manifest.files[..] else { panic!() };
+    assert_eq!((card.kind.as_str(), card.numbers.runs.len()), ("scorecard", 10));
+    assert_eq!(records.kind, "red-team results");
+    assert!(!records.numbers.redteam.is_empty());
+    assert_eq!(publication.data[1].as_deref(), Some(&results[..]), "published as it is");
+}
