@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dropFiles, launchChromium } from "./chromium.mjs";
+import { dropFiles, launchChromium, openPage } from "./chromium.mjs";
 import { serve } from "./serve.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -33,11 +33,7 @@ after(async () => {
 });
 
 async function openViewer() {
-  const page = await context.newPage();
-  const errors = [];
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
-  await page.goto(site.url);
+  const { page, errors } = await openPage(context, site.url);
   await page.waitForSelector("#load-example");
   return { page, errors };
 }

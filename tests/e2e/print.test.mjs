@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dropFiles, launchChromium } from "./chromium.mjs";
+import { dropFiles, launchChromium, openPage } from "./chromium.mjs";
 import { serve } from "./serve.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -44,11 +44,7 @@ after(async () => {
 
 /** The viewer with the three traces loaded, printing stubbed out (the Print buttons still set the mode). */
 async function viewerWithRuns() {
-  const page = await context.newPage();
-  const errors = [];
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
-  await page.goto(site.url);
+  const { page, errors } = await openPage(context, site.url);
   await page.waitForSelector('#dropzone[data-worker="ready"]');
   await page.evaluate(() => {
     window.printed = [];

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dropFiles, launchChromium } from "./chromium.mjs";
+import { dropFiles, launchChromium, openPage } from "./chromium.mjs";
 import { serve } from "./serve.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -33,14 +33,7 @@ after(async () => {
 
 /** A fresh page that records every request it or its worker makes, and every console error. */
 async function openViewer() {
-  const page = await context.newPage();
-  const requests = [];
-  const errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("worker", (w) => w.on("console", (m) => m.type() === "error" && errors.push(`worker: ${m.text()}`)));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
-  await page.goto(site.url);
+  const { page, requests, errors } = await openPage(context, site.url);
   await page.waitForSelector("#load-example");
   return { page, requests, errors };
 }
