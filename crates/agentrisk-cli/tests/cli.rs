@@ -1,7 +1,9 @@
 //! The `agentrisk` binary, run as a user runs it.
 
+mod common;
+
+use common::{agentrisk, stderr, stdout};
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 fn case(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -10,18 +12,6 @@ fn case(name: &str) -> String {
         .join("report.default.json")
         .to_string_lossy()
         .into_owned()
-}
-
-fn agentrisk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentrisk")).args(args).output().expect("run agentrisk")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

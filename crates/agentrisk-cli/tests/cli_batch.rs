@@ -1,16 +1,11 @@
 //! `agentrisk batch` on the reference's example traces, as a user runs it.
 
+mod common;
+
+use common::{agentrisk, cases};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn cases() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases")
-}
-
-fn agentrisk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentrisk")).args(args).output().expect("run agentrisk")
-}
+use std::process::Output;
 
 const EXAMPLES: [&str; 10] = [
     "ex_customer_support_clean_trace",

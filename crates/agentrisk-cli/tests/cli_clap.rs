@@ -1,24 +1,11 @@
 //! The command line itself: help, version, flag forms, usage errors,
 //! completions, the man page, and when progress is drawn.
 
+mod common;
+
+use common::{agentrisk, cases, stderr, stdout};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn agentrisk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentrisk")).args(args).output().expect("run agentrisk")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn cases() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases")
-}
+use std::process::Command;
 
 fn report(case: &str, file: &str) -> String {
     cases().join(case).join(file).to_string_lossy().into_owned()

@@ -4,16 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::{agentrisk, stderr};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn agentrisk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentrisk")).args(args).output().expect("run agentrisk")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -1,8 +1,10 @@
 //! `agentrisk run`, as CI scripts call it, against the reference's reports.
 
+mod common;
+
+use common::agentrisk;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance")
@@ -10,10 +12,6 @@ fn fixtures() -> PathBuf {
 
 fn case(name: &str, file: &str) -> String {
     fixtures().join("cases").join(name).join(file).to_string_lossy().into_owned()
-}
-
-fn agentrisk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentrisk")).args(args).output().expect("run agentrisk")
 }
 
 fn temp_dir(tag: &str) -> PathBuf {
