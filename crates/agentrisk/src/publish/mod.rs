@@ -237,8 +237,9 @@ pub enum PublishError {
 
 /// Analyses every source as the viewer will and builds the publication.
 /// A source that cannot be read is listed with its error (and no data);
-/// the others are published. Each data file is analysed again before it
-/// is accepted, so a fresh publication always verifies.
+/// the others are published. A report made from a trace is analysed again
+/// before it is accepted (other data files are the sources just analysed),
+/// so a fresh publication always verifies.
 pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publication, PublishError> {
     let config_error = |name: &str, problem: String| PublishError::Config { name: name.to_owned(), problem };
     let (settings, named, config) = match &options.config {
@@ -310,18 +311,20 @@ fn publish_one(
     }
     entry.numbers = Numbers::of(&result);
     let (bytes, data_kind, file_name) = if kind == FileKind::Trace && !options.include_traces {
-        match trace_as_report(source, options, named) {
-            Ok(bytes) => (bytes, "report", format!("{}.report.json", stem(source.name))),
+        let bytes = match trace_as_report(source, options, named) {
+            Ok(bytes) => bytes,
             Err(problem) => return fail(entry, problem),
+        };
+        // The viewer reads the report, not the trace: it must give the
+        // same numbers (a failure here is a bug, never shipped as "modified").
+        if let Some(difference) = Numbers::of(&analyze(&bytes)).difference(&entry.numbers) {
+            return fail(entry, format!("its published report does not give its numbers back ({difference})"));
         }
+        (bytes, "report", format!("{}.report.json", stem(source.name)))
     } else {
+        // Published as it is: the viewer reads what was just analysed.
         (source.bytes.to_vec(), kind.as_str(), source.name.to_owned())
     };
-    // The viewer reads the data file, not the source: it must give the
-    // same numbers (a failure here is a bug, never shipped as "modified").
-    if let Some(difference) = Numbers::of(&analyze(&bytes)).difference(&entry.numbers) {
-        return fail(entry, format!("its published {data_kind} does not give its numbers back ({difference})"));
-    }
     let path = data_path(&file_name, used_paths);
     entry.data =
         Some(DataFile { path, kind: data_kind.to_owned(), size: bytes.len() as u64, sha256: sha256_hex(&bytes) });
