@@ -181,6 +181,8 @@ pub fn app() -> Html {
         })
     };
 
+    // Read once from the page (a query of the document), not at each render.
+    let published_page = use_memo((), |_| publication::is_publication());
     let on_files_picked = {
         let add = add.clone();
         Callback::from(move |event: Event| {
@@ -528,7 +530,7 @@ pub fn app() -> Html {
                     <input id="folder-input" ref={folder_input} class="visually-hidden" type="file" webkitdirectory=true multiple=true
                         tabindex="-1" aria-hidden="true" onchange={on_files_picked} />
                     // Sites and packs carry their own runs, not the examples.
-                    if !publication::is_publication() {
+                    if !*published_page {
                         <button type="button" id="load-example" class="button" onclick={load_example}>{ "Load example" }</button>
                         <button type="button" id="load-example-traces" class="button" onclick={load_traces}>{ "Load example traces" }</button>
                     }
