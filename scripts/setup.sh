@@ -13,11 +13,13 @@ if rustup target list --installed | grep -qx wasm32-unknown-unknown; then echo "
   rustup target add wasm32-unknown-unknown
 fi
 
-step "Debian chromium + chromium-driver, poppler-utils (print tests), node + npm"
+step "Debian chromium + chromium-driver, poppler-utils (print tests), python3, node + npm"
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
 [ -x /usr/bin/pdftotext ] || missing+=(poppler-utils)
+# The publishing tests serve a site with Python's plain http.server.
+command -v python3 >/dev/null || missing+=(python3)
 command -v npm >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -eq 0 ]; then echo "present"; else
   as_root apt-get update
