@@ -2,7 +2,8 @@
 //! gives the same numbers, and the components render what the state holds.
 #![cfg(target_arch = "wasm32")]
 
-use agentrisk::workspace::{analyze_file, FileResult};
+use agentrisk::analyser::Analyser;
+use agentrisk::workspace::FileResult;
 use agentrisk_viewer::components::run_detail::{RunDetail, RunDetailProps};
 use agentrisk_viewer::components::run_table::{RunTable, RunTableProps};
 use agentrisk_viewer::protocol::Phase;
@@ -18,7 +19,7 @@ const HEALTHCARE: &[u8] = include_bytes!("../www/samples/healthcare_trace.report
 const HEALTHCARE_TRACE: &[u8] = include_bytes!("fixtures/conformance/cases/ex_healthcare_trace/trace.json");
 
 fn analyze(bytes: &[u8]) -> FileResult {
-    analyze_file(bytes, "file.json", "", None, "2026-12-02T12:00:00.000Z", &|_| {})
+    Analyser::new().with_generated_at("2026-12-02T12:00:00.000Z").analyse_file(bytes, "file.json", "", &|_| {})
 }
 
 fn loaded_entry(id: u32) -> FileEntry {

@@ -1,7 +1,8 @@
 //! Results through the page ↔ worker messages, natively: a result's long
 //! lists cross in parts of about `PART_BYTES` and are put back whole.
 
-use agentrisk::workspace::{analyze_file, FileResult, FINDING_LIMIT};
+use agentrisk::analyser::Analyser;
+use agentrisk::workspace::{FileResult, FINDING_LIMIT};
 use agentrisk_viewer::protocol::{join_result, split_result, FromWorker, ResultPart, PART_BYTES};
 use serde_json::Value;
 use std::path::Path;
@@ -9,7 +10,7 @@ use std::path::Path;
 const CLOCK: &str = "2026-12-02T12:00:00.000Z";
 
 fn analyze(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> FileResult {
-    analyze_file(bytes, name, folder, None, &generated_at, &|_| {})
+    Analyser::new().with_generated_at(&generated_at).analyse_file(bytes, name, folder, &|_| {})
 }
 
 /// `result` as the page gets it: each part and then the rest posted as

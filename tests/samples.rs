@@ -1,7 +1,8 @@
 //! The bundled samples behind "Load example": each listed file exists, is
 //! listed once, and loads as a consistent report with the reference's numbers.
 
-use agentrisk::workspace::{analyze_file, FileResult};
+use agentrisk::analyser::Analyser;
+use agentrisk::workspace::FileResult;
 use agentrisk_viewer::samples::{SAMPLE_REPORTS, SAMPLE_TRACES};
 use std::path::Path;
 
@@ -20,7 +21,7 @@ fn every_sample_is_listed_and_loads_consistently() {
 
     let mut scores = Vec::new();
     for name in SAMPLE_REPORTS {
-        match analyze_file(&std::fs::read(dir.join(name)).unwrap(), "file.json", "", None, "", &|_| {}) {
+        match Analyser::new().analyse_file(&std::fs::read(dir.join(name)).unwrap(), "file.json", "", &|_| {}) {
             FileResult::Report(loaded) => {
                 assert!(loaded.rescore.consistent, "{name}: {:?}", loaded.rescore.mismatches);
                 scores.push((loaded.report.run_id.clone(), loaded.report.privacy_score, loaded.report.blocked));
@@ -58,7 +59,7 @@ fn every_sample_trace_is_listed_and_analyzes_to_the_reference_numbers() {
         let case = format!("ex_{}", name.trim_start_matches("traces/").trim_end_matches(".json"));
         let expected: serde_json::Value =
             serde_json::from_slice(&std::fs::read(cases.join(&case).join("report.default.json")).unwrap()).unwrap();
-        match analyze_file(&std::fs::read(dir.join(name)).unwrap(), name, "samples", None, "", &|_| {}) {
+        match Analyser::new().analyse_file(&std::fs::read(dir.join(name)).unwrap(), name, "samples", &|_| {}) {
             FileResult::Trace(trace) => {
                 assert_eq!(trace.report.risk_index, expected["risk_index"].as_f64().unwrap(), "{name}");
                 assert_eq!(trace.report.verdict, expected["verdict"].as_str().unwrap(), "{name}");

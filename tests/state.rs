@@ -1,7 +1,8 @@
 //! The page's reducer, natively: what each action does to the state.
 
+use agentrisk::analyser::Analyser;
 use agentrisk::config::WhatIf;
-use agentrisk::workspace::{analyze_file, FileResult};
+use agentrisk::workspace::FileResult;
 use agentrisk_viewer::protocol::Phase;
 use agentrisk_viewer::state::{Action, FileStatus, Progress, Queued, State};
 use std::rc::Rc;
@@ -10,7 +11,7 @@ use yew::Reducible;
 const HEALTHCARE: &[u8] = include_bytes!("../www/samples/healthcare_trace.report.json");
 
 fn analyze(bytes: &[u8]) -> FileResult {
-    analyze_file(bytes, "file.json", "", None, "2026-12-02T12:00:00.000Z", &|_| {})
+    Analyser::new().with_generated_at("2026-12-02T12:00:00.000Z").analyse_file(bytes, "file.json", "", &|_| {})
 }
 
 #[test]

@@ -2,11 +2,9 @@
 //! scorecards, red-team results), as the viewer's Batch tab shows it.
 
 use crate::progress;
+use agentrisk::analyser::{group_by_from_name, interval_method, ApiError, BatchInput, BatchRuns};
 use agentrisk::batch::table::{rate_cells, rate_header, rate_rows, to_text};
-use agentrisk::batch::{load_batch_file, summarize, GroupBy, RunFacts, RunResult, Scorecard};
-use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::AnalysisInput;
-use agentrisk::stats::IntervalMethod;
+use agentrisk::batch::GroupBy;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -31,28 +29,6 @@ Examples:
   agentrisk batch runs/ --group-by agent --confidence 0.9 --json
   agentrisk batch traces/ reports/ --scorecard scorecard.json";
 
-/// The keys `--group-by` accepts.
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum GroupKey {
-    /// The report's agent name
-    Agent,
-    /// The scenario family of the run's scenario id
-    #[value(alias = "scenario_family")]
-    Scenario,
-    /// The folder the file is in
-    Folder,
-}
-
-impl GroupKey {
-    fn group_by(self) -> GroupBy {
-        match self {
-            GroupKey::Agent => GroupBy::Agent,
-            GroupKey::Scenario => GroupBy::ScenarioFamily,
-            GroupKey::Folder => GroupBy::Folder,
-        }
-    }
-}
-
 #[derive(clap::Args)]
 pub struct BatchArgs {
     /// Files and folders to summarise
@@ -64,9 +40,9 @@ pub struct BatchArgs {
     /// Wilson interval with continuity correction
     #[arg(long)]
     continuity_correction: bool,
-    /// Also summarise per agent, scenario family or folder
-    #[arg(long, value_name = "KEY", value_enum)]
-    group_by: Option<GroupKey>,
+    /// Also summarise per agent, scenario (its family) or folder (the file's folder from the folder named, starting with that folder's name)
+    #[arg(long, value_name = "KEY", value_parser = group_by)]
+    group_by: Option<GroupBy>,
     /// Print the summary as JSON instead of a table
     #[arg(long, overrides_with = "scorecard")]
     json: bool,
@@ -100,67 +76,49 @@ impl BatchArgs {
     }
 }
 
-/// `--confidence`: a number the interval methods accept.
+/// `--confidence`: a number the interval methods accept (the core's check).
 fn confidence_level(text: &str) -> Result<f64, String> {
     let confidence: f64 = text.parse().map_err(|_| "needs a number such as 0.95".to_owned())?;
-    IntervalMethod::new(confidence, false).map_err(|e| e.to_string())?;
+    interval_method(confidence, false).map_err(|e| e.problem)?;
     Ok(confidence)
 }
 
+/// `--group-by`: a grouping by the core's name for it.
+fn group_by(text: &str) -> Result<GroupBy, String> {
+    group_by_from_name(text).map_err(|e| e.problem)
+}
+
 pub fn run(args: &BatchArgs) -> ExitCode {
-    let method = match IntervalMethod::new(args.confidence, args.continuity_correction) {
+    let method = match interval_method(args.confidence, args.continuity_correction) {
         Ok(method) => method,
         Err(e) => {
-            eprintln!("agentrisk: --confidence {}: {e}", args.confidence);
+            eprintln!("agentrisk: --confidence {}: {}", args.confidence, e.problem);
             return ExitCode::from(2);
         }
     };
-    let group_by = args.group_by.map(GroupKey::group_by);
-    let config = match &args.config {
-        None => AnalysisConfig::default(),
-        Some(path) => match crate::read_config(path) {
-            Ok(config) => config,
-            Err(message) => {
-                eprintln!("agentrisk: {message}");
-                return ExitCode::from(2);
-            }
-        },
+    let group_by = args.group_by;
+    let analyser = match crate::analyser(args.config.as_deref(), args.canaries.as_deref()) {
+        Ok(analyser) => analyser,
+        Err(message) => {
+            eprintln!("agentrisk: {message}");
+            return ExitCode::from(2);
+        }
     };
-    let canaries = match &args.canaries {
-        None => None,
-        Some(path) => match crate::run::canaries_from_file(path) {
-            Ok(set) => Some(set),
-            Err(message) => {
-                eprintln!("agentrisk: {path}: {message}");
-                return ExitCode::from(2);
-            }
-        },
-    };
-    let env = |name: &str| std::env::var(name).ok();
-    let input = AnalysisInput { config: &config, canaries: canaries.as_ref(), env: &env, generated_at: String::new() };
 
-    let (files, mut errors) = crate::inputs::expand(&args.inputs);
-    let mut runs: Vec<RunFacts> = Vec::new();
-    let mut redteam: Vec<RunResult> = Vec::new();
+    let (files, unlisted) = crate::inputs::expand(&args.inputs);
+    // One file is held at a time: read, analysed into its runs, let go.
+    let mut batch = BatchRuns::default();
     let bar = progress::wanted(args.quiet).then(|| progress::files_bar(files.len()));
-    for crate::inputs::Found { path, .. } in &files {
+    for crate::inputs::Found { path, folder } in &files {
         let name = path.display().to_string();
         if let Some(bar) = &bar {
             bar.set_message(name.clone());
         }
-        let folder = match path.parent().map(|p| p.display().to_string()) {
-            Some(p) if !p.is_empty() => p,
-            _ => ".".to_owned(),
-        };
-        let loaded = std::fs::read(path)
-            .map_err(|e| format!("cannot read: {e}"))
-            .and_then(|bytes| load_batch_file(&name, &folder, &bytes, &input).map_err(|e| e.to_string()));
-        match loaded {
-            Ok(file) => {
-                runs.extend(file.runs);
-                redteam.extend(file.redteam);
+        match std::fs::read(path) {
+            Ok(bytes) => batch.read(&analyser, BatchInput { name: &name, folder, bytes: &bytes }),
+            Err(e) => {
+                batch.errors.push(ApiError { file: name, place: String::new(), problem: format!("cannot read: {e}") })
             }
-            Err(message) => errors.push(format!("{name}: {message}")),
         }
         if let Some(bar) = &bar {
             bar.inc(1);
@@ -169,19 +127,28 @@ pub fn run(args: &BatchArgs) -> ExitCode {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    for message in &errors {
+    for message in &unlisted {
         eprintln!("agentrisk: {message}");
     }
+    for error in &batch.errors {
+        eprintln!("agentrisk: {error}");
+    }
+    let failed = !unlisted.is_empty() || !batch.errors.is_empty();
 
     let written = match args.output() {
         Output::Table => {
-            let summary = summarize(&runs, &redteam, method, group_by);
+            let summary = batch.summary(method, group_by);
+            let skipped = batch.errors.len() + unlisted.len();
             let mut text = format!(
                 "{} runs{} from {} files{} · {}\n\n",
                 summary.runs,
-                if redteam.is_empty() { String::new() } else { format!(" and {} red-team results", redteam.len()) },
-                files.len() - errors.len().min(files.len()),
-                if errors.is_empty() { String::new() } else { format!("; {} skipped", errors.len()) },
+                if batch.redteam.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and {} red-team results", batch.redteam.len())
+                },
+                batch.files_read,
+                if skipped == 0 { String::new() } else { format!("; {skipped} skipped") },
                 method.describe()
             );
             let rows: Vec<[String; 7]> = rate_rows(&summary).iter().map(rate_cells).collect();
@@ -197,7 +164,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
             write_stdout(&text)
         }
         Output::Json => {
-            let summary = summarize(&runs, &redteam, method, group_by);
+            let summary = batch.summary(method, group_by);
             match serde_json::to_string_pretty(&summary) {
                 Ok(json) => write_stdout(&(json + "\n")),
                 Err(e) => Err(e.to_string()),
@@ -205,7 +172,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
         }
         Output::Scorecard(out) => {
             let config_text = args.config.as_ref().and_then(|path| std::fs::read_to_string(path).ok());
-            let json = Scorecard::new(runs, redteam, method, group_by).with_analysis_config(config_text).to_json();
+            let json = batch.into_scorecard(method, group_by).with_analysis_config(config_text).to_json();
             if out == "-" {
                 write_stdout(&json)
             } else {
@@ -217,10 +184,10 @@ pub fn run(args: &BatchArgs) -> ExitCode {
         eprintln!("agentrisk: {message}");
         return ExitCode::from(2);
     }
-    if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    if failed {
         ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

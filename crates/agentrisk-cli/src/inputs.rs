@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 /// A file found from the inputs.
 pub struct Found {
     pub path: PathBuf,
-    /// The folder it is in, relative to the input folder that was named
-    /// (`/`-separated); empty for a file named directly or lying right in
-    /// the named folder.
+    /// The folder its run counts under (`agentrisk::batch::folder_of` of its
+    /// path from the input named: `runs/week1` for `runs/week1/a.json` found
+    /// in the named folder `runs`; `runs` for `runs/a.json`; empty for a
+    /// file named directly).
     pub folder: String,
 }
 
@@ -22,12 +23,30 @@ pub fn expand(inputs: &[String]) -> (Vec<Found>, Vec<String>) {
     for input in inputs {
         let path = PathBuf::from(input);
         if path.is_dir() {
-            walk(&path, "", &mut files, &mut errors);
+            walk(&path, &folder_name(&path), &mut files, &mut errors);
         } else {
             files.push(Found { path, folder: String::new() });
         }
     }
     (files, errors)
+}
+
+/// The name a named folder goes by: its last component as given (`runs`
+/// for `../data/runs/`), or the name it resolves to for `.` and `..`.
+fn folder_name(dir: &Path) -> String {
+    let last = match dir.components().next_back() {
+        Some(std::path::Component::Normal(name)) => Some(name.to_os_string()),
+        _ => dir.canonicalize().ok().and_then(|full| full.file_name().map(|n| n.to_os_string())),
+    };
+    last.map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+fn join(folder: &str, name: &str) -> String {
+    if folder.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{folder}/{name}")
+    }
 }
 
 fn walk(dir: &Path, folder: &str, files: &mut Vec<Found>, errors: &mut Vec<String>) {
@@ -43,10 +62,10 @@ fn walk(dir: &Path, folder: &str, files: &mut Vec<Found>, errors: &mut Vec<Strin
     for path in paths {
         if path.is_dir() {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let inner = if folder.is_empty() { name } else { format!("{folder}/{name}") };
-            walk(&path, &inner, files, errors);
+            walk(&path, &join(folder, &name), files, errors);
         } else if path.extension().is_some_and(|ext| ext == "json" || ext == "jsonl") {
-            files.push(Found { path, folder: folder.to_owned() });
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            files.push(Found { folder: agentrisk::batch::folder_of(&join(folder, &name)).to_owned(), path });
         }
     }
 }
@@ -56,7 +75,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn folders_are_relative_to_the_named_folder() {
+    fn folders_start_at_the_named_folder() {
         let root = std::env::temp_dir().join(format!("agentrisk-inputs-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(root.join("team/a/b")).unwrap();
@@ -74,9 +93,12 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            [("team/a/b/deep.jsonl", "a/b"), ("team/top.json", ""), ("single.json", "")]
+            [("team/a/b/deep.jsonl", "team/a/b"), ("team/top.json", "team"), ("single.json", "")]
                 .map(|(p, f)| (p.to_owned(), f.to_owned()))
         );
+        // `.` goes by the name it resolves to, as a dropped folder would.
+        assert_eq!(folder_name(&root.join("team/a/..")), "team");
+        assert_eq!(folder_name(Path::new("runs/")), "runs");
         std::fs::remove_dir_all(&root).ok();
     }
 }

@@ -12,9 +12,8 @@ mod progress;
 mod publish;
 mod run;
 
-use agentrisk::config::{config_from_bytes, AnalysisConfig};
-use agentrisk::workspace::{score_record, Named, NamedConfig, ScoreOptions};
-use agentrisk::{GateSettings, ScoreRecord, ScoringConfig};
+use agentrisk::analyser::{Analyser, GateOverrides, Named, NamedConfig};
+use agentrisk::ScoreRecord;
 use clap::{CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
 use std::io::Write;
@@ -131,29 +130,14 @@ struct ScoreCli {
     files: Vec<String>,
 }
 
-struct ScoreArgs {
-    json: bool,
-    config: ScoringConfig,
-    /// Pinned when a gate flag names the runs' gate, else unknown.
-    gate: GateSettings,
-    /// `-c`: the path and the what-if config.
-    what_if: Option<(String, AnalysisConfig)>,
-    files: Vec<String>,
-}
-
-/// The parsed flags, with `-c`'s config read and loaded.
-fn score_args_from_cli(cli: ScoreCli) -> Result<ScoreArgs, String> {
-    // Either gate flag names the runs' gate; without them it is not known.
-    let ScoreOptions { scoring: config, gate, .. } =
-        ScoreOptions::from_gate_flags(cli.fail_below, cli.no_block_on_critical.then_some(false));
-    let what_if = match cli.config {
-        None => None,
-        Some(path) => {
-            let loaded = read_config(&path)?;
-            Some((path, loaded))
-        }
-    };
-    Ok(ScoreArgs { json: cli.json, config, gate, what_if, files: cli.files })
+/// The analyser of `score`'s flags: either gate flag names the runs' gate
+/// (without them it is not known); `-c` is the what-if config.
+fn score_analyser(cli: &ScoreCli) -> Result<Analyser, String> {
+    let what_if = cli.config.as_deref().map(read_config).transpose()?;
+    Ok(Analyser::new().with_what_if(what_if).with_gate(GateOverrides {
+        fail_below: cli.fail_below,
+        block_on_critical: cli.no_block_on_critical.then_some(false),
+    }))
 }
 
 fn main() -> ExitCode {
@@ -167,8 +151,8 @@ fn main() -> ExitCode {
         Command::Batch(batch_args) => batch::run(&batch_args),
         Command::Site(site_args) => publish::site(&site_args),
         Command::Pack(pack_args) => publish::pack(&pack_args),
-        Command::Score(score_cli) => match score_args_from_cli(score_cli) {
-            Ok(score_args) => score(&score_args),
+        Command::Score(score_cli) => match score_analyser(&score_cli) {
+            Ok(analyser) => score(&analyser, score_cli.json, &score_cli.files),
             Err(message) => {
                 eprintln!("agentrisk: {message}");
                 ExitCode::from(2)
@@ -215,26 +199,32 @@ fn write_stdout(bytes: &[u8]) -> ExitCode {
     }
 }
 
-/// Reads and loads an `agentleak.yaml`; the error starts with its path
+/// Reads and loads an `agentleak.yaml` with the core's one loader (the
+/// detection settings checked too); the error starts with its path
 /// (`PATH: cannot read: …`, `PATH: key: problem`).
-fn read_config(path: &str) -> Result<AnalysisConfig, String> {
+fn read_config(path: &str) -> Result<NamedConfig, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
-    config_from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))
+    NamedConfig::load(Named { name: path, bytes: &bytes }).map_err(|e| e.to_string())
 }
 
-fn score(args: &ScoreArgs) -> ExitCode {
-    let what_if =
-        args.what_if.as_ref().map(|(path, config)| NamedConfig { name: path.clone(), config: config.clone() });
-    let options = ScoreOptions { scoring: args.config.clone(), gate: args.gate, what_if: what_if.as_ref() };
+/// The analyser for `-c CONFIG` and `--canaries FILE`, with this process's
+/// environment; the error names the file.
+fn analyser(config: Option<&str>, canaries: Option<&str>) -> Result<Analyser, String> {
+    let config = config.map(read_config).transpose()?;
+    let canaries = canaries.map(run::canaries_from_file).transpose()?;
+    Ok(Analyser::new().with_config(config).with_canaries(canaries).with_env(|name| std::env::var(name).ok()))
+}
+
+fn score(analyser: &Analyser, json: bool, files: &[String]) -> ExitCode {
     let mut records = Vec::new();
     let mut unreadable = false;
-    for file in &args.files {
+    for file in files {
         let scored = std::fs::read(file)
             .map_err(|e| format!("{file}: cannot read: {e}"))
-            .and_then(|bytes| score_record(Named { name: file, bytes: &bytes }, &options).map_err(|e| e.to_string()));
+            .and_then(|bytes| analyser.score_report(Named { name: file, bytes: &bytes }).map_err(|e| e.to_string()));
         match scored {
             Ok(scored) => {
-                if !args.json {
+                if !json {
                     print_text(&scored.record, &scored.rescore, &scored.notes);
                 }
                 records.push(scored.record);
@@ -245,7 +235,7 @@ fn score(args: &ScoreArgs) -> ExitCode {
             }
         }
     }
-    if args.json {
+    if json {
         match serde_json::to_string_pretty(&records) {
             Ok(text) => println!("{text}"),
             Err(e) => {

@@ -3,7 +3,7 @@
 //! terminal and `-q` was not given), so scripts, pipes and CI logs get the
 //! same bytes as ever; stdout, where reports and JSON go, is never touched.
 
-use agentrisk::pipeline::Progress;
+use agentrisk::analyser::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 

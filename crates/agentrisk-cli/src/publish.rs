@@ -5,6 +5,7 @@
 //! `agentrisk::publish`.
 
 use crate::inputs::{expand, Found};
+use agentrisk::analyser::{Named, NamedConfig};
 use agentrisk::publish::{pack_html, publish, site_files, Publication, PublishOptions, Source, ViewerAssets, FORMAT};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -203,7 +204,7 @@ fn prepare(args: &PublishArgs) -> Result<Prepared, ExitCode> {
 /// names the path as given.
 fn config_file(path: &str) -> Result<(String, String), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
-    agentrisk::workspace::settings_from_yaml(&text).map_err(|e| format!("{path}: {e}"))?;
+    NamedConfig::load(Named { name: path, bytes: text.as_bytes() }).map_err(|e| e.to_string())?;
     // The manifest records the file's name, not where it lay on this machine.
     let name = Path::new(path).file_name().map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned());
     Ok((name, text))

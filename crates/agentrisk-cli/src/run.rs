@@ -1,12 +1,8 @@
 //! `agentrisk run`: the reference's `agentleak run` flags, on our core.
 
 use crate::progress;
-use agentrisk::analyze::Canaries;
-use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::{
-    detection_settings, report_from_owned_trace_observed, AnalysisError, AnalysisInput, Progress, Stage,
-};
-use agentrisk::trace::parse_trace_with_progress;
+use agentrisk::analyser::{Analyser, CanarySetting, GateOverrides, Keep, Progress};
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,34 +59,20 @@ pub struct RunArgs {
     quiet: bool,
 }
 
-/// Loads the config and canaries, or says which file is wrong and why.
-fn setup(args: &RunArgs) -> Result<(AnalysisConfig, Option<Canaries>), String> {
-    let mut config = match &args.config {
-        None => AnalysisConfig::default(),
-        Some(path) => {
-            let config = crate::read_config(path)?;
-            // The reference checks the detection mode, custom severities and
-            // patterns when its runner starts: before any trace, and the
-            // message is about the config file, not a trace.
-            detection_settings(&config).map_err(|e| format!("{path}: {e}"))?;
-            config
-        }
-    };
-    if let Some(n) = args.fail_under {
-        // As in the reference, --fail-under replaces the config's fail_below.
-        config.scoring.fail_below = n;
-    }
-    let canaries = match &args.canaries {
-        None => None,
-        Some(path) => Some(canaries_from_file(path).map_err(|e| format!("{path}: {e}"))?),
-    };
-    Ok((config, canaries))
+/// The analyser of the flags: the config (checked before any trace, as
+/// the reference's runner checks it when it starts), `--fail-under` (which
+/// replaces the config's fail_below, as in the reference) and the canaries;
+/// or which file is wrong and why.
+fn analyser_of(args: &RunArgs) -> Result<Analyser, String> {
+    Ok(crate::analyser(args.config.as_deref(), args.canaries.as_deref())?
+        .with_gate(GateOverrides { fail_below: args.fail_under, block_on_critical: None }))
 }
 
-/// A canary-set file, read by the core's rule; errors name the place in it.
-pub fn canaries_from_file(path: &str) -> Result<Canaries, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    Canaries::from_json_bytes(&bytes).map_err(|e| e.to_string())
+/// A canary-set file, read by the core's rule; errors name the file and
+/// the place in it.
+pub fn canaries_from_file(path: &str) -> Result<CanarySetting, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
+    CanarySetting::from_file(path, &bytes).map_err(|e| format!("{path}: {e}"))
 }
 
 /// A run id made safe as a file name: anything but letters, digits, `.`,
@@ -123,14 +105,13 @@ fn shortened_stem(safe: &str, run_id: &str) -> String {
 
 pub fn run(args: &RunArgs) -> ExitCode {
     let ReportFormat::Json = args.format;
-    let (config, canaries) = match setup(args) {
-        Ok(ok) => ok,
+    let analyser = match analyser_of(args) {
+        Ok(analyser) => analyser,
         Err(message) => {
             eprintln!("agentrisk: {message}");
             return ExitCode::from(2);
         }
     };
-    let env = |name: &str| std::env::var(name).ok();
     let to_stdout = args.out_dir == "-";
     if !to_stdout {
         if let Err(e) = std::fs::create_dir_all(&args.out_dir) {
@@ -141,8 +122,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let show_progress = progress::wanted(args.quiet);
     let (mut failed, mut blocked) = (false, false);
     for path in &args.traces {
-        let input =
-            AnalysisInput { config: &config, canaries: canaries.as_ref(), env: &env, generated_at: now_isoformat() };
+        let analyser = analyser.clone().with_generated_at(now_isoformat());
         // The file's bytes are dropped once parsed and the trace as soon as
         // the report stops reading it; the report is streamed out, never
         // held as one string.
@@ -156,21 +136,12 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 progress::show_analysis(bar, p);
             }
         };
-        let outcome = std::fs::read(path)
-            .map_err(|e| format!("{path}: cannot read: {e}"))
-            .and_then(|bytes| {
-                observe(Progress { stage: Stage::Parsing, done: 0.0 });
-                parse_trace_with_progress(&bytes, &|done| observe(Progress { stage: Stage::Parsing, done }))
-                    .map_err(|e| format!("{path}: {e}"))
-            })
-            .and_then(|trace| {
-                report_from_owned_trace_observed(trace, &input, &observe).map_err(|e| match (&e, &args.config) {
-                    // A vault too small for what this trace leaks: the
-                    // config's vault is what to fix.
-                    (AnalysisError::Scoring(_), Some(config)) => format!("{config}: {e} (for the trace {path})"),
-                    _ => format!("{path}: {e}"),
-                })
-            });
+        let outcome = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}")).and_then(|bytes| {
+            analyser
+                .analyse_trace(path, Cow::Owned(bytes), Some(&observe), Keep::ReportOnly)
+                .map(|analysis| analysis.report)
+                .map_err(|e| e.to_string())
+        });
         if let Some(bar) = &bar {
             bar.finish_and_clear();
         }
@@ -237,7 +208,7 @@ fn write_report(out: &mut impl Write, report: &agentrisk::model::Report) -> std:
 /// The current UTC time as Python's `datetime.isoformat()` writes it.
 pub fn now_isoformat() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    agentrisk::workspace::generated_at_from_unix(now.as_secs() as i64, now.subsec_micros())
+    agentrisk::analyser::generated_at_from_unix(now.as_secs() as i64, now.subsec_micros())
 }
 
 #[cfg(test)]
@@ -246,9 +217,9 @@ mod tests {
 
     #[test]
     fn timestamps_and_file_names() {
-        assert_eq!(agentrisk::workspace::generated_at_from_unix(0, 0), "1970-01-01T00:00:00+00:00");
+        assert_eq!(agentrisk::analyser::generated_at_from_unix(0, 0), "1970-01-01T00:00:00+00:00");
         assert_eq!(
-            agentrisk::workspace::generated_at_from_unix(1_796_223_149, 778_071),
+            agentrisk::analyser::generated_at_from_unix(1_796_223_149, 778_071),
             "2026-12-02T14:52:29.778071+00:00"
         );
         assert_eq!(file_name_for("run_healthcare_001"), "run_healthcare_001");

@@ -144,7 +144,13 @@ fn usage_errors_exit_two_with_clap_messages() {
     assert!(stderr(&o).contains("[possible values: json]"), "{}", stderr(&o));
 
     let o = agentrisk(&["batch", "x", "--group-by", "colour"]);
-    assert!(stderr(&o).contains("[possible values: agent, scenario, folder]"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(
+            "agentrisk: invalid value 'colour' for '--group-by <KEY>': unknown grouping \"colour\"; use agent, scenario or folder"
+        ),
+        "{}",
+        stderr(&o)
+    );
     let o = agentrisk(&["batch", "x", "--confidence", "1.5"]);
     assert!(
         stderr(&o).starts_with("agentrisk: invalid value '1.5' for '--confidence <C>': confidence level must be"),

@@ -161,7 +161,8 @@ fn a_site_of_the_examples_lists_them_with_matching_digests_and_no_secret() {
         let name = entry["name"].as_str().unwrap();
         let source = std::fs::read(root().join("www/samples/traces").join(name)).unwrap();
         assert_eq!(entry["sha256"], sha256_hex(&source), "{name}");
-        assert_eq!(entry["folder"], "", "{name}");
+        // The folder named starts each run's folder (`agentrisk::batch::folder_of`).
+        assert_eq!(entry["folder"], "traces", "{name}");
         assert_eq!(entry["data"]["kind"], "report", "{name}");
         let data = file(entry["data"]["path"].as_str().unwrap());
         assert_eq!(entry["data"]["sha256"], sha256_hex(data), "{name}");
@@ -235,9 +236,9 @@ fn a_pack_is_written_even_when_an_input_fails_and_names_it() {
     let manifest: serde_json::Value = serde_json::from_str(&json[..json.find("</script>").unwrap()]).unwrap();
     let files = manifest["files"].as_array().unwrap();
     assert_eq!(files.len(), 2);
-    assert_eq!((files[0]["name"].as_str(), files[0]["folder"].as_str()), (Some("broken.json"), Some("")));
+    assert_eq!((files[0]["name"].as_str(), files[0]["folder"].as_str()), (Some("broken.json"), Some("runs")));
     assert!(files[0]["error"].is_string());
-    assert_eq!((files[1]["name"].as_str(), files[1]["folder"].as_str()), (Some("hr_trace.json"), Some("week1")));
+    assert_eq!((files[1]["name"].as_str(), files[1]["folder"].as_str()), (Some("hr_trace.json"), Some("runs/week1")));
     std::fs::remove_dir_all(&dir).ok();
 }
 

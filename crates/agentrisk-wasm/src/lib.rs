@@ -1,26 +1,23 @@
 //! The AgentRisk core for JavaScript: the npm package `agentrisk`.
 //!
-//! A thin adapter over `agentrisk::workspace`: each export turns its
-//! JavaScript arguments into one core call and the core's value into a
-//! JavaScript object (through `serde-wasm-bindgen`, not JSON text). It
+//! A thin adapter over `agentrisk::analyser`: each export turns its
+//! JavaScript arguments into an `Analyser` and one call of it, and the
+//! core's value into a JavaScript object (through `serde-wasm-bindgen`, not JSON text). It
 //! holds no rule of its own. Errors are thrown as `Error` objects with
 //! `file`, `where` and `what` fields, the CLI's words.
 //!
 //! The package's `index.js` (written by `scripts/package.sh`) loads this
 //! module and re-exports these functions; `index.d.ts` types them.
 
-use agentrisk::analyze::Canaries;
-use agentrisk::workspace::{
-    batch_summary, generated_at_from_unix, group_by_from_name, interval_method, load_config, score_record,
-    trace_report, wilson_rate, ApiError, BatchInput, BatchOptions, Named, NamedConfig, ScoreOptions, TraceOptions,
+use agentrisk::analyser::{
+    generated_at_from_unix, group_by_from_name, interval_method, wilson_rate, Analyser, ApiError, BatchInput,
+    CanarySetting, GateOverrides, Named, NamedConfig,
 };
+use agentrisk::analyze::Canaries;
 use js_sys::{Array, ArrayBuffer, Reflect, Uint8Array};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// No environment in JavaScript: `detection.llm_judge.api_key_env` names nothing.
-const NO_ENV: &dyn Fn(&str) -> Option<String> = &|_| None;
 
 /// The package's version (the crate's, from Cargo).
 #[wasm_bindgen]
@@ -54,6 +51,16 @@ struct CanaryLists {
     semantic: Vec<String>,
 }
 
+impl CanaryLists {
+    /// The canary set in force, named as the CLI names a `--canaries` file.
+    fn setting(self) -> CanarySetting {
+        CanarySetting {
+            name: "canaries".to_owned(),
+            canaries: Canaries { obvious: self.obvious, realistic: self.realistic, semantic: self.semantic },
+        }
+    }
+}
+
 /// The report `agentrisk run -o - -f json` writes for a trace.
 #[wasm_bindgen(js_name = analyzeTrace)]
 pub fn analyze_trace(input: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
@@ -74,17 +81,12 @@ fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Repo
         options_of(options, &["config", "configName", "canaries", "failUnder", "name", "generatedAt"])?;
     let name = options.name.as_deref().unwrap_or("trace");
     let bytes = bytes_of(input, name)?;
-    let config = config_of(options.config.as_deref(), options.config_name.as_deref())?;
-    let canaries =
-        options.canaries.map(|c| Canaries { obvious: c.obvious, realistic: c.realistic, semantic: c.semantic });
-    let trace_options = TraceOptions {
-        config: config.as_ref(),
-        fail_under: options.fail_under,
-        canaries: canaries.as_ref(),
-        env: NO_ENV,
-        generated_at: options.generated_at.unwrap_or_else(now_isoformat),
-    };
-    trace_report(Named { name, bytes: &bytes }, &trace_options).map_err(|e| js_error(&e))
+    let analyser = Analyser::new()
+        .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
+        .with_canaries(options.canaries.map(CanaryLists::setting))
+        .with_gate(GateOverrides { fail_below: options.fail_under, block_on_critical: None })
+        .with_generated_at(options.generated_at.unwrap_or_else(now_isoformat));
+    analyser.trace_report(Named { name, bytes: &bytes }).map_err(|e| js_error(&e))
 }
 
 #[derive(Default, Deserialize)]
@@ -126,10 +128,10 @@ pub fn rescore_report(report: JsValue, options: JsValue) -> Result<JsValue, JsVa
         } else {
             bytes_of(&report, name)?
         };
-    let what_if = config_of(options.config.as_deref(), options.config_name.as_deref())?;
-    let mut score_options = ScoreOptions::from_gate_flags(options.fail_below, options.block_on_critical);
-    score_options.what_if = what_if.as_ref();
-    let scored = score_record(Named { name, bytes: &bytes }, &score_options).map_err(|e| js_error(&e))?;
+    let analyser = Analyser::new()
+        .with_what_if(config_of(options.config.as_deref(), options.config_name.as_deref())?)
+        .with_gate(GateOverrides { fail_below: options.fail_below, block_on_critical: options.block_on_critical });
+    let scored = analyser.score_report(Named { name, bytes: &bytes }).map_err(|e| js_error(&e))?;
     to_js(&RescoreResult { record: &scored.record, mismatches: &scored.rescore.mismatches, notes: &scored.notes })
 }
 
@@ -141,6 +143,8 @@ struct BatchOptionsIn {
     group_by: Option<String>,
     config: Option<String>,
     config_name: Option<String>,
+    /// Canary values for every trace (as `agentrisk batch --canaries`).
+    canaries: Option<CanaryLists>,
     /// Leave unreadable files out (as the CLI does) instead of throwing.
     skip_unreadable: bool,
 }
@@ -153,23 +157,27 @@ impl Default for BatchOptionsIn {
             group_by: None,
             config: None,
             config_name: None,
+            canaries: None,
             skip_unreadable: false,
         }
     }
 }
 
-/// The batch summary of files, as `agentrisk batch --json` prints it.
-/// An unreadable file throws (its error also lists every other unreadable
+/// The batch summary of files, as `agentrisk batch --json` prints it. A
+/// file's `folder` defaults to its `name` up to the last `/` (the CLI's
+/// rule, `agentrisk::batch::folder_of`). An unreadable file throws (its error also lists every other unreadable
 /// file in `errors`) unless `skipUnreadable` is set.
 #[wasm_bindgen(js_name = summarizeBatch)]
 pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let options: BatchOptionsIn = options_of(
         options,
-        &["confidence", "continuityCorrection", "groupBy", "config", "configName", "skipUnreadable"],
+        &["confidence", "continuityCorrection", "groupBy", "config", "configName", "canaries", "skipUnreadable"],
     )?;
     let method = interval_method(options.confidence, options.continuity_correction).map_err(|e| js_error(&e))?;
     let group_by = options.group_by.as_deref().map(group_by_from_name).transpose().map_err(|e| js_error(&e))?;
-    let config = config_of(options.config.as_deref(), options.config_name.as_deref())?;
+    let analyser = Analyser::new()
+        .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
+        .with_canaries(options.canaries.map(CanaryLists::setting));
     let list = files
         .dyn_into::<Array>()
         .map_err(|_| js_error(&fixed_error("files", "", "expected an array of { name, data, folder? }")))?;
@@ -179,13 +187,14 @@ pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsVa
         let name = field(&item, "name")
             .as_string()
             .ok_or_else(|| js_error(&fixed_error("files", &format!("{place}.name"), "expected a string")))?;
-        let folder = field(&item, "folder").as_string().unwrap_or_else(|| ".".to_owned());
+        let folder =
+            field(&item, "folder").as_string().unwrap_or_else(|| agentrisk::batch::folder_of(&name).to_owned());
         let bytes = bytes_of(&field(&item, "data"), &name)?;
         owned.push((name, folder, bytes));
     }
     let inputs: Vec<BatchInput<'_>> =
         owned.iter().map(|(name, folder, bytes)| BatchInput { name, folder, bytes }).collect();
-    let outcome = batch_summary(&inputs, &BatchOptions { method, group_by, config: config.as_ref(), env: NO_ENV });
+    let outcome = analyser.summarise(&inputs, method, group_by);
     if let (Some(first), false) = (outcome.errors.first(), options.skip_unreadable) {
         let error = js_error(first);
         set(&error, "errors", to_js(&outcome.errors)?);
@@ -228,7 +237,7 @@ pub fn wilson(k: f64, n: f64, options: JsValue) -> Result<JsValue, JsValue> {
 fn config_of(text: Option<&str>, name: Option<&str>) -> Result<Option<NamedConfig>, JsValue> {
     let Some(text) = text else { return Ok(None) };
     let name = name.unwrap_or("agentleak.yaml");
-    load_config(Named { name, bytes: text.as_bytes() }).map(Some).map_err(|e| js_error(&e))
+    NamedConfig::load(Named { name, bytes: text.as_bytes() }).map(Some).map_err(|e| js_error(&e))
 }
 
 /// Options from a JavaScript object; `undefined` and `null` are the

@@ -13,13 +13,14 @@
 //!   data read crate-wide. The top-level modules import each other without
 //!   cycles (`tests/module_graph.rs`).
 
+pub mod analyser;
 pub mod analyze;
 pub mod batch;
 pub mod compare;
 pub mod config;
 pub mod detect;
 pub mod model;
-pub mod pipeline;
+mod pipeline;
 pub mod publish;
 pub mod pyunicode;
 pub mod report;

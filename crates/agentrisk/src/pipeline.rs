@@ -1,5 +1,6 @@
 //! The one way from a trace to its report: parse → analyse → score →
-//! report. The CLI, the worker and the tests all call [`report_from_trace`].
+//! report, for [`crate::analyser::Analyser`], the one caller: shells and
+//! tests go through it.
 
 use crate::analyze::{canaries_in_force, findings_from_events_observed, Canaries, DetectionSettings, Finding};
 use crate::config::AnalysisConfig;
@@ -33,7 +34,7 @@ pub enum AnalysisError {
 }
 
 /// Everything besides the trace that decides its report.
-pub struct AnalysisInput<'a> {
+pub(crate) struct AnalysisInput<'a> {
     pub config: &'a AnalysisConfig,
     /// An explicit canary set (`--canaries FILE`, the viewer's setting). It
     /// wins over a trace's own `metadata.canaries`, which is used otherwise
@@ -98,7 +99,7 @@ impl Progress {
 }
 
 /// Detection settings a config asks for.
-pub fn detection_settings(config: &AnalysisConfig) -> Result<DetectionSettings, AnalysisError> {
+pub(crate) fn detection_settings(config: &AnalysisConfig) -> Result<DetectionSettings, AnalysisError> {
     let mode = config.check_runnable()?;
     let builtins = if mode.runs_regex() {
         config.detectors.iter().filter_map(|(b, on)| on.then_some(b)).collect()
@@ -123,37 +124,27 @@ pub fn detection_settings(config: &AnalysisConfig) -> Result<DetectionSettings, 
     Ok(DetectionSettings { builtins, custom, channels: config.channels.clone() })
 }
 
-/// Analyses a parsed trace and builds its report.
-pub fn report_from_trace(trace: &Trace, input: &AnalysisInput<'_>) -> Result<Report, AnalysisError> {
-    report_from_trace_observed(trace, input, &|_| {})
-}
-
-/// [`report_from_trace`], telling `progress` how far it has come.
-pub fn report_from_trace_observed(
+/// Analyses a parsed trace and builds its report, telling `progress` how
+/// far it has come; returns the report and why its gate blocks.
+pub(crate) fn report_from_trace(
     trace: &Trace,
     input: &AnalysisInput<'_>,
     progress: &dyn Fn(Progress),
-) -> Result<Report, AnalysisError> {
-    draft_from_trace(trace, input, progress)?.finish()
+) -> Result<(Report, Vec<BlockReason>), AnalysisError> {
+    draft_from_trace(trace, input, progress)?.finish_gated()
 }
 
-/// [`report_from_trace`] for a caller with no more use for the trace (the
-/// CLI): it is let go as soon as the report stops reading it, before the
-/// findings are converted and compliance is assessed, so the trace and the
-/// finished report (27 and 45 MB for 100 000 events) are never held together.
-pub fn report_from_owned_trace(trace: Trace, input: &AnalysisInput<'_>) -> Result<Report, AnalysisError> {
-    report_from_owned_trace_observed(trace, input, &|_| {})
-}
-
-/// [`report_from_owned_trace`], telling `progress` how far it has come.
-pub fn report_from_owned_trace_observed(
+/// [`report_from_trace`] for a caller with no more use for the trace: it
+/// is let go as soon as the report stops reading it (see
+/// [`crate::analyser::Keep::ReportOnly`]).
+pub(crate) fn report_from_owned_trace(
     trace: Trace,
     input: &AnalysisInput<'_>,
     progress: &dyn Fn(Progress),
-) -> Result<Report, AnalysisError> {
+) -> Result<(Report, Vec<BlockReason>), AnalysisError> {
     let draft = draft_from_trace(&trace, input, progress)?;
     drop(trace);
-    draft.finish()
+    draft.finish_gated()
 }
 
 /// A report draft, and whether the finished report must be checked for
@@ -164,10 +155,6 @@ struct Draft {
 }
 
 impl Draft {
-    fn finish(self) -> Result<Report, AnalysisError> {
-        self.finish_gated().map(|(report, _)| report)
-    }
-
     /// The finished report and why its gate blocks.
     fn finish_gated(self) -> Result<(Report, Vec<BlockReason>), AnalysisError> {
         let block_reasons = self.draft.block_reasons().to_vec();
@@ -333,7 +320,7 @@ pub fn warm_up() -> Vec<String> {
         {"channel": "log", "content": "moc.elpmaxe@amil.ana nan.yvzn@rknzcyr.bet 123 45 6789"}]}"#;
     let config = AnalysisConfig::default();
     let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
-    let mut detectors: Vec<String> = match load_any(TRACE, &input) {
+    let mut detectors: Vec<String> = match load_any(TRACE, &input, &|_| {}) {
         Ok(Loaded::Trace { report, .. }) => report.findings.iter().map(|f| f.detector.to_string()).collect(),
         _ => Vec::new(),
     };
@@ -399,7 +386,7 @@ impl std::io::Write for MarkerProbe {
 
 /// What a dropped or named file turned out to be, once loaded.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Loaded {
+pub(crate) enum Loaded {
     /// An AgentLeak report, with its re-scoring (its gate settings unknown).
     Report { report: Box<Report>, rescore: crate::report::Rescore },
     /// A trace, analysed here: the report we computed for it, and why its
@@ -421,13 +408,9 @@ pub enum LoadFileError {
 /// Loads a report or a trace, told apart by content: a JSON object whose
 /// `report` key is `"agentleak"` is a report; anything else is read as a
 /// trace (so a trace's own errors are what the user sees for other JSON).
-pub fn load_any(bytes: &[u8], input: &AnalysisInput<'_>) -> Result<Loaded, LoadFileError> {
-    load_any_observed(bytes, input, &|_| {})
-}
-
-/// [`load_any`], telling `progress` how far a trace's analysis has come
-/// (a report is read at once and reports nothing).
-pub fn load_any_observed(
+/// `progress` hears how far a trace's analysis has come (a report is read
+/// at once and reports nothing).
+pub(crate) fn load_any(
     bytes: &[u8],
     input: &AnalysisInput<'_>,
     progress: &dyn Fn(Progress),
@@ -486,7 +469,7 @@ mod tests {
         let seen = std::cell::RefCell::new(Vec::new());
         let config = AnalysisConfig::default();
         let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
-        let loaded = load_any_observed(doc.as_bytes(), &input, &|p| seen.borrow_mut().push(p)).unwrap();
+        let loaded = load_any(doc.as_bytes(), &input, &|p| seen.borrow_mut().push(p)).unwrap();
         let seen = seen.into_inner();
         let stages: Vec<Stage> = seen.iter().map(|p| p.stage).collect();
         for stage in [Stage::Parsing, Stage::Detecting, Stage::Linking, Stage::Reporting] {
@@ -503,7 +486,7 @@ mod tests {
         // The CLI's variant, which lets the trace go early, reports the
         // same stages after parsing and gives the same report.
         let owned_seen = std::cell::RefCell::new(Vec::new());
-        let owned = report_from_owned_trace_observed(*trace, &input, &|p| owned_seen.borrow_mut().push(p)).unwrap();
+        let (owned, _) = report_from_owned_trace(*trace, &input, &|p| owned_seen.borrow_mut().push(p)).unwrap();
         assert_eq!(owned, *report);
         let after_parsing: Vec<Progress> = seen.into_iter().filter(|p| p.stage != Stage::Parsing).collect();
         assert_eq!(owned_seen.into_inner(), after_parsing);
@@ -525,7 +508,7 @@ mod tests {
         let config = crate::config::config_from_yaml(yaml).unwrap();
         let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
         let started = std::time::Instant::now();
-        let report = report_from_trace(&trace, &input).unwrap();
+        let (report, _) = report_from_trace(&trace, &input, &|_| {}).unwrap();
         // Linear work takes well under a second even in a debug build; the
         // bound is loose for a busy machine.
         assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
@@ -554,7 +537,7 @@ mod tests {
         let yaml = "privacy_policy:\n  flows:\n    - data_type: \"*\"\n      for: marketing\n      deny: true\n";
         let config = crate::config::config_from_yaml(yaml).unwrap();
         let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
-        let report = report_from_trace(&trace, &input).unwrap();
+        let (report, _) = report_from_trace(&trace, &input, &|_| {}).unwrap();
         let copy = report.findings.iter().find(|f| f.event_id.as_ref() == "evt_003").unwrap();
         assert!(copy.recommendation.contains("reversed"), "{}", copy.recommendation);
         let flows = report.privacy_policy.and_then(|p| p.flows).unwrap();

@@ -4,12 +4,10 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use agentrisk::analyser::{Analyser, ApiError, BatchInput};
 use agentrisk::batch::{
-    channel_level_leaks, detect_kind, load_batch_file, read_scorecard, summarize, BatchFileError, FileKind, GroupBy,
-    RunFacts, RunSource, Scorecard,
+    channel_level_leaks, detect_kind, read_scorecard, summarize, FileKind, GroupBy, RunFacts, RunSource, Scorecard,
 };
-use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::AnalysisInput;
 use agentrisk::stats::IntervalMethod;
 use agentrisk::{Channel, Level};
 use std::path::{Path, PathBuf};
@@ -22,10 +20,8 @@ fn bytes(case: &str, file: &str) -> Vec<u8> {
     std::fs::read(cases().join(case).join(file)).unwrap()
 }
 
-fn load(name: &str, bytes: &[u8]) -> Result<agentrisk::batch::BatchFile, BatchFileError> {
-    let config = AnalysisConfig::default();
-    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
-    load_batch_file(name, "examples", bytes, &input)
+fn load(name: &str, bytes: &[u8]) -> Result<agentrisk::batch::BatchFile, ApiError> {
+    Analyser::new().read_batch_file(BatchInput { name, folder: "examples", bytes })
 }
 
 fn one_run(name: &str, bytes: &[u8]) -> RunFacts {
@@ -141,7 +137,7 @@ fn trace_metadata_makes_a_redteam_record() {
     assert!(err.to_string().contains("metadata.attack_class_id: unknown attack class \"F9.9\""), "{err}");
     trace["metadata"] = serde_json::json!({"attack_class_id": "F1.1", "vault_field_count": -3});
     let err = load("hr.json", &serde_json::to_vec(&trace).unwrap()).unwrap_err();
-    assert_eq!(err.to_string(), "metadata.vault_field_count: must be a whole number ≥ 0, found -3");
+    assert_eq!(err.to_string(), "hr.json: metadata.vault_field_count: must be a whole number ≥ 0, found -3");
     // No attack class: an ordinary run.
     trace["metadata"] = serde_json::json!({"vertical": "hr"});
     assert_eq!(one_run("hr.json", &serde_json::to_vec(&trace).unwrap()).redteam, None);

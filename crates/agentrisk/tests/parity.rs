@@ -15,9 +15,9 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use agentrisk::analyser::{Analyser, CanarySetting, Named, NamedConfig};
 use agentrisk::analyze::Canaries;
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
-use agentrisk::pipeline::{report_from_trace, AnalysisInput};
 use agentrisk::trace::parse_trace;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -292,11 +292,11 @@ fn every_case_and_config_matches_the_reference() {
             });
             // The digest hashes generated_at: build ours at the same instant.
             let generated_at = theirs.as_ref().and_then(|t| t["generated_at"].as_str()).unwrap_or_default().to_owned();
-            let input = AnalysisInput { config: &config, canaries: canary_set.as_ref(), env: &|_| None, generated_at };
-            let outcome = match &parsed {
-                Ok(trace) => report_from_trace(trace, &input).map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
+            let analyser = Analyser::new()
+                .with_config(Some(NamedConfig { name: format!("{variant}.yaml"), config }))
+                .with_canaries(canary_set.map(|canaries| CanarySetting { name: "canaries.json".to_owned(), canaries }))
+                .with_generated_at(generated_at);
+            let outcome = analyser.trace_report(Named { name: "trace.json", bytes: &bytes }).map_err(|e| e.to_string());
             match (has_report, outcome) {
                 (true, Ok(report)) => {
                     compared += 1;
@@ -334,7 +334,7 @@ fn every_case_and_config_matches_the_reference() {
             let dump: Value = serde_json::from_str(&text).unwrap();
             let config = AnalysisConfig::default();
             let canary_set = if variant == "pack" { canaries(case) } else { None };
-            let detection = agentrisk::pipeline::detection_settings(&config).unwrap();
+            let detection = Analyser::new().detection_settings().unwrap();
             let found = agentrisk::analyze::findings_from_events(
                 &trace.events,
                 &detection,

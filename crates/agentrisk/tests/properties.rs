@@ -13,14 +13,13 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use agentrisk::batch::{load_batch_file, summarize, GroupBy, RunFacts, RunResult, Scorecard};
+use agentrisk::analyser::{Analyser, BatchInput, BatchRuns, Named, NamedConfig};
+use agentrisk::batch::{GroupBy, Scorecard};
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use agentrisk::detect::luhn;
 use agentrisk::model::Report;
-use agentrisk::pipeline::{report_from_trace, AnalysisInput};
 use agentrisk::report::report_what_if;
 use agentrisk::stats::IntervalMethod;
-use agentrisk::trace::parse_trace;
 use agentrisk::{rescore_report, Channel, Verdict};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -228,9 +227,11 @@ impl GenConfig {
 // ---------------------------------------------------------------- helpers
 
 fn analyze_at(bytes: &[u8], config: &AnalysisConfig, generated_at: &str) -> Report {
-    let trace = parse_trace(bytes).unwrap();
-    let input = AnalysisInput { config, canaries: None, env: &|_| None, generated_at: generated_at.to_owned() };
-    report_from_trace(&trace, &input).unwrap()
+    Analyser::new()
+        .with_config(Some(NamedConfig { name: "agentleak.yaml".to_owned(), config: config.clone() }))
+        .with_generated_at(generated_at)
+        .trace_report(Named { name: "trace.json", bytes })
+        .unwrap()
 }
 
 fn analyze(bytes: &[u8], config: &AnalysisConfig) -> Report {
@@ -251,18 +252,15 @@ fn masked_json(report: &Report) -> String {
 /// The batch summary of `files` (name, folder, bytes), as `agentrisk batch`
 /// reads them, grouped by agent.
 fn batch_json(files: &[(String, &str, Vec<u8>)]) -> (String, String) {
-    let config = AnalysisConfig::default();
-    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
-    let mut runs: Vec<RunFacts> = Vec::new();
-    let mut redteam: Vec<RunResult> = Vec::new();
+    let analyser = Analyser::new();
+    let mut batch = BatchRuns::default();
     for (name, folder, bytes) in files {
-        let file = load_batch_file(name, folder, bytes, &input).unwrap();
-        runs.extend(file.runs);
-        redteam.extend(file.redteam);
+        batch.read(&analyser, BatchInput { name, folder, bytes });
     }
+    assert!(batch.errors.is_empty(), "{:?}", batch.errors);
     let method = IntervalMethod::new(0.9, true).unwrap();
-    let summary = summarize(&runs, &redteam, method, Some(GroupBy::Agent));
-    let scorecard = Scorecard::new(runs, redteam, method, Some(GroupBy::Folder));
+    let summary = batch.summary(method, Some(GroupBy::Agent));
+    let scorecard: Scorecard = batch.into_scorecard(method, Some(GroupBy::Folder));
     (normalized(serde_json::to_value(&summary).unwrap()), normalized(serde_json::to_value(&scorecard.summary).unwrap()))
 }
 

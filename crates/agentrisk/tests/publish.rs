@@ -6,11 +6,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use agentrisk::analyser::Analyser;
 use agentrisk::publish::{
     base85_decode, check_file, pack_html, publish, site_files, FileCheck, Manifest, Publication, PublishOptions,
     Source, ViewerAssets, DIST_MARKER,
 };
-use agentrisk::workspace::{analyze_file, settings_from_yaml, FileResult};
+use agentrisk::workspace::{analyser_from_settings, FileResult};
 use std::path::{Path, PathBuf};
 
 const CLOCK: &str = "2026-12-06T10:00:00.000000";
@@ -70,7 +71,8 @@ fn published(files: &[(String, String, Vec<u8>)], options: &PublishOptions) -> P
 fn checks(publication: &Publication) -> Vec<FileCheck> {
     let manifest = Manifest::from_json(publication.manifest_json().as_bytes()).unwrap();
     assert_eq!(manifest, publication.manifest);
-    let settings = manifest.config.yaml.as_deref().map(|y| settings_from_yaml(y).unwrap()).unwrap_or(None);
+    let analyser =
+        analyser_from_settings(manifest.config.yaml.as_deref().unwrap_or("")).unwrap().with_generated_at(CLOCK);
     manifest
         .files
         .iter()
@@ -79,7 +81,7 @@ fn checks(publication: &Publication) -> Vec<FileCheck> {
             let Some(data) = data.as_ref() else {
                 return FileCheck::Modified { problem: "not published".to_owned() };
             };
-            let result = analyze_file(data, &entry.name, &entry.folder, settings.as_ref(), CLOCK, &|_| {});
+            let result = analyser.analyse_file(data, &entry.name, &entry.folder, &|_| {});
             check_file(entry, data, &result)
         })
         .collect()
@@ -162,7 +164,9 @@ fn red_team_traces_keep_their_records_but_not_their_canaries() {
 fn secret_values() -> Vec<String> {
     let mut values = Vec::new();
     for (name, folder, bytes) in examples() {
-        if let FileResult::Trace(trace) = analyze_file(&bytes, &name, &folder, None, CLOCK, &|_| {}) {
+        if let FileResult::Trace(trace) =
+            Analyser::new().with_generated_at(CLOCK).analyse_file(&bytes, &name, &folder, &|_| {})
+        {
             // Identifiers, numbers and addresses (a keyword detector's match
             // is an ordinary word that reports may use too).
             values.extend(
@@ -300,9 +304,11 @@ fn scorecards_and_red_team_results_publish_as_they_are_and_verify() {
     use agentrisk::stats::IntervalMethod;
     let runs: Vec<_> = examples()
         .iter()
-        .map(|(name, folder, bytes)| match analyze_file(bytes, name, folder, None, CLOCK, &|_| {}) {
-            FileResult::Trace(trace) => trace.facts,
-            _ => panic!("{name} is a trace"),
+        .map(|(name, folder, bytes)| {
+            match Analyser::new().with_generated_at(CLOCK).analyse_file(bytes, name, folder, &|_| {}) {
+                FileResult::Trace(trace) => trace.facts,
+                _ => panic!("{name} is a trace"),
+            }
         })
         .collect();
     let card = Scorecard::new(runs, Vec::new(), IntervalMethod::new(0.95, false).unwrap(), None).to_json();

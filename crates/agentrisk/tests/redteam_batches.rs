@@ -7,10 +7,9 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use agentrisk::analyser::{Analyser, BatchInput, CanarySetting};
 use agentrisk::analyze::Canaries;
-use agentrisk::batch::{load_batch_file, parse_redteam_results, summarize, FileKind, RedTeamSummary, RunResult};
-use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::AnalysisInput;
+use agentrisk::batch::{parse_redteam_results, summarize, FileKind, RedTeamSummary, RunResult};
 use agentrisk::stats::IntervalMethod;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -36,12 +35,15 @@ fn trace_files(batch: &str) -> Vec<PathBuf> {
 /// The red-team records of a batch's traces, in file order, analysed with
 /// `canaries` given explicitly (`None`: each trace's own).
 fn records_from_traces(batch: &str, canaries: Option<&Canaries>) -> Vec<RunResult> {
-    let config = AnalysisConfig::default();
-    let input = AnalysisInput { config: &config, canaries, env: &|_| None, generated_at: String::new() };
+    let analyser = Analyser::new()
+        .with_canaries(canaries.map(|c| CanarySetting { name: "canaries.json".to_owned(), canaries: c.clone() }));
     trace_files(batch)
         .iter()
         .map(|path| {
-            let file = load_batch_file(&path.display().to_string(), "traces", &std::fs::read(path).unwrap(), &input)
+            let name = path.display().to_string();
+            let bytes = std::fs::read(path).unwrap();
+            let file = analyser
+                .read_batch_file(BatchInput { name: &name, folder: "traces", bytes: &bytes })
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(file.kind, FileKind::Trace);
             assert_eq!(file.runs.len(), 1);
@@ -174,15 +176,15 @@ fn an_explicit_canary_set_wins_over_the_traces_own() {
     assert!(own.iter().all(|r| r.detected_leaks.contains("canary")));
     // Each trace's own set, given explicitly from canaries/NNN.json, gives
     // the same records as the metadata.
-    let config = AnalysisConfig::default();
     for (i, path) in trace_files("public_health_a1").iter().enumerate() {
         let set = Canaries::from_json_bytes(
             &std::fs::read(batch_dir("public_health_a1").join("canaries").join(format!("{:03}.json", i + 1))).unwrap(),
         )
         .unwrap();
-        let input =
-            AnalysisInput { config: &config, canaries: Some(&set), env: &|_| None, generated_at: String::new() };
-        let file = load_batch_file("t", "traces", &std::fs::read(path).unwrap(), &input).unwrap();
+        let analyser =
+            Analyser::new().with_canaries(Some(CanarySetting { name: "set.json".to_owned(), canaries: set }));
+        let bytes = std::fs::read(path).unwrap();
+        let file = analyser.read_batch_file(BatchInput { name: "t", folder: "traces", bytes: &bytes }).unwrap();
         assert_eq!(file.runs[0].redteam.as_ref(), Some(&own[i]), "{}", path.display());
     }
 }
@@ -192,9 +194,8 @@ fn a_canary_set_file_is_no_run() {
     let path = batch_dir("public_health_a1").join("canaries/001.json");
     let bytes = std::fs::read(path).unwrap();
     assert_eq!(agentrisk::batch::detect_kind(&bytes), FileKind::CanarySet);
-    let config = AnalysisConfig::default();
-    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
-    let file = load_batch_file("001.json", "canaries", &bytes, &input).unwrap();
+    let file =
+        Analyser::new().read_batch_file(BatchInput { name: "001.json", folder: "canaries", bytes: &bytes }).unwrap();
     assert_eq!((file.kind, file.runs.len(), file.redteam.len()), (FileKind::CanarySet, 0, 0));
 }
 
@@ -202,8 +203,6 @@ fn a_canary_set_file_is_no_run() {
 fn a_malformed_canary_list_names_its_place() {
     let trace = br#"{"run_id": "r", "metadata": {"canaries": {"obvious": ["A", "B", 3]}},
         "events": [{"channel": "final_output", "content": "A"}]}"#;
-    let config = AnalysisConfig::default();
-    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
-    let error = load_batch_file("t.json", "", trace, &input).unwrap_err();
-    assert_eq!(error.to_string(), "metadata.canaries.obvious[2]: expected a string, found a number");
+    let error = Analyser::new().read_batch_file(BatchInput { name: "t.json", folder: "", bytes: trace }).unwrap_err();
+    assert_eq!(error.to_string(), "t.json: metadata.canaries.obvious[2]: expected a string, found a number");
 }

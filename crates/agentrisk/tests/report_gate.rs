@@ -5,7 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use agentrisk::workspace::{analyze_file, FileResult, LoadedReport};
+use agentrisk::analyser::Analyser;
+use agentrisk::workspace::{analyser_from_settings, FileResult, LoadedReport};
 use std::path::Path;
 
 const CLOCK: &str = "2026-12-02T12:00:00.000Z";
@@ -27,7 +28,7 @@ fn fixture(case: &str, variant: &str, edits: &[(&str, &str)]) -> String {
 }
 
 fn load(text: &str) -> LoadedReport {
-    match analyze_file(text.as_bytes(), "r.json", "", None, CLOCK, &|_| {}) {
+    match Analyser::new().with_generated_at(CLOCK).analyse_file(text.as_bytes(), "r.json", "", &|_| {}) {
         FileResult::Report(loaded) => *loaded,
         FileResult::Error { message } => panic!("not loaded: {message}"),
         _ => panic!("not loaded as a report"),
@@ -81,8 +82,8 @@ fn the_note_names_every_setting_the_decision_needs() {
 fn a_what_if_gate_pins_the_check() {
     let text = fixture("ex_hr_trace", "no_block_on_critical", &[]);
     let with = |yaml: &str| {
-        let settings = agentrisk::workspace::settings_from_yaml(yaml).unwrap();
-        match analyze_file(text.as_bytes(), "r.json", "", settings.as_ref(), CLOCK, &|_| {}) {
+        let analyser = analyser_from_settings(yaml).unwrap().with_generated_at(CLOCK);
+        match analyser.analyse_file(text.as_bytes(), "r.json", "", &|_| {}) {
             FileResult::Report(loaded) => *loaded,
             other => panic!("not loaded: {other:?}"),
         }

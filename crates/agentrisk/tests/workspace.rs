@@ -6,11 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use agentrisk::analyser::{Analyser, Keep, Named, NamedConfig};
 use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::{load_any, AnalysisInput, Loaded};
 use agentrisk::workspace::{
-    analyze_file, AnalyzedTrace, CanarySetting, CanarySource, FileResult, TextPart, Workspace, EVENT_LIMIT,
-    FINDING_LIMIT, TEXT_LIMIT,
+    analyser_from_settings, what_if_analyser, AnalyzedTrace, CanarySetting, CanarySource, FileResult, TextPart,
+    Workspace, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -28,9 +28,14 @@ fn example_cases() -> Vec<PathBuf> {
     dirs
 }
 
-/// One file through [`analyze_file`] with the reference's defaults.
+/// One file through [`Analyser::analyse_file`] with the reference's defaults.
 fn analyze(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> FileResult {
-    analyze_file(bytes, name, folder, None, &generated_at, &|_| {})
+    Analyser::new().with_generated_at(generated_at).analyse_file(bytes, name, folder, &|_| {})
+}
+
+/// A what-if config as the viewer applies it.
+fn with_settings(config: AnalysisConfig) -> Analyser {
+    what_if_analyser(Some(NamedConfig { name: "agentleak.yaml".to_owned(), config })).with_generated_at(CLOCK)
 }
 
 fn analyzed(bytes: &[u8]) -> AnalyzedTrace {
@@ -42,10 +47,7 @@ fn analyzed(bytes: &[u8]) -> AnalyzedTrace {
 }
 
 fn default_report(bytes: &[u8]) -> agentrisk::model::Report {
-    let config = AnalysisConfig::default();
-    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: CLOCK.to_owned() };
-    let Ok(Loaded::Trace { report, .. }) = load_any(bytes, &input) else { panic!("not a trace") };
-    *report
+    Analyser::new().with_generated_at(CLOCK).trace_report(Named { name: "trace.json", bytes }).unwrap()
 }
 
 /// `report` as the page gets it: the compliance evidence lists go, a count
@@ -63,9 +65,9 @@ fn as_listed(mut report: agentrisk::model::Report) -> agentrisk::model::Report {
 /// The raw values the default run redacts: the test may know them, the page may not.
 fn matched_values(bytes: &[u8]) -> Vec<String> {
     let config = AnalysisConfig { redact_values: false, ..AnalysisConfig::default() };
-    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
-    let Ok(Loaded::Trace { report, .. }) = load_any(bytes, &input) else { panic!("not a trace") };
-    report.findings.iter().filter_map(|f| f.matched_value.clone()).collect()
+    let analyser = Analyser::new().with_config(Some(NamedConfig { name: "raw.yaml".to_owned(), config }));
+    let analysis = analyser.analyse_trace("trace.json", bytes.into(), None, Keep::ReportOnly).unwrap();
+    analysis.report.findings.iter().filter_map(|f| f.matched_value.clone()).collect()
 }
 
 /// What any built-in detector finds in any event, straight from the detectors.
@@ -322,7 +324,7 @@ fn what_if_settings_re_score_a_report_and_keep_its_stored_numbers() {
     let theirs: Value =
         serde_json::from_slice(&std::fs::read(case.join("report.weights_1_3_9_27.json")).unwrap()).unwrap();
     let config = config_from_yaml("scoring:\n  weights: [1, 3, 9, 27]\n").unwrap();
-    let FileResult::Report(loaded) = analyze_file(&bytes, "r.json", "", Some(&config), CLOCK, &|_| {}) else {
+    let FileResult::Report(loaded) = with_settings(config).analyse_file(&bytes, "r.json", "", &|_| {}) else {
         panic!("not a report")
     };
     assert_eq!(loaded.report.risk_index, theirs["risk_index"].as_f64().unwrap());
@@ -339,7 +341,7 @@ fn what_if_settings_re_score_a_report_and_keep_its_stored_numbers() {
     assert_eq!(plain.report.privacy_score, 56);
 
     let undersized = config_from_yaml("vault:\n  levels: {4: 1}\n").unwrap();
-    let FileResult::Error { message } = analyze_file(&bytes, "r.json", "", Some(&undersized), CLOCK, &|_| {}) else {
+    let FileResult::Error { message } = with_settings(undersized).analyse_file(&bytes, "r.json", "", &|_| {}) else {
         panic!("an undersized vault scored")
     };
     assert!(message.starts_with("with the what-if settings: vault: explicit vault is undersized"), "{message}");
@@ -414,8 +416,8 @@ fn a_trace_carries_the_gate_and_its_reasons_from_the_pipeline() {
     }
     // With the gate's critical block off, a critical leak alone no longer blocks.
     let trace = case_file("ex_healthcare_trace", "trace.json");
-    let lenient = agentrisk::workspace::settings_from_yaml("scoring:\n  block_on_critical: false\n").unwrap();
-    let FileResult::Trace(t) = analyze_file(&trace, "t.json", "", lenient.as_ref(), CLOCK, &|_| {}) else { panic!() };
+    let lenient = analyser_from_settings("scoring:\n  block_on_critical: false\n").unwrap();
+    let FileResult::Trace(t) = lenient.analyse_file(&trace, "t.json", "", &|_| {}) else { panic!() };
     assert!(!t.block_reasons.contains(&BlockReason::CriticalLeak));
 }
 

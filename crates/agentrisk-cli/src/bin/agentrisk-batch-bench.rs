@@ -10,9 +10,8 @@
 #[path = "agentrisk-bench/synthetic.rs"]
 mod synthetic;
 
-use agentrisk::batch::{load_batch_file, read_scorecard, summarize, GroupBy, RunFacts, Scorecard};
-use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::AnalysisInput;
+use agentrisk::analyser::{Analyser, BatchInput};
+use agentrisk::batch::{read_scorecard, summarize, GroupBy, RunFacts, Scorecard};
 use agentrisk::stats::IntervalMethod;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -47,12 +46,12 @@ fn main() -> ExitCode {
         (0..runs).map(|i| synthetic::trace_json_from(&format!("run_{i:05}"), i as u64, events)).collect();
     let megabytes = traces.iter().map(Vec::len).sum::<usize>() as f64 / 1e6;
 
-    let config = AnalysisConfig::default();
-    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
+    let analyser = Analyser::new();
     let started = Instant::now();
     let mut facts: Vec<RunFacts> = Vec::with_capacity(runs);
     for (i, bytes) in traces.iter().enumerate() {
-        match load_batch_file(&format!("run_{i:05}.json"), &format!("folder_{}", i % 10), bytes, &input) {
+        let (name, folder) = (format!("run_{i:05}.json"), format!("folder_{}", i % 10));
+        match analyser.read_batch_file(BatchInput { name: &name, folder: &folder, bytes }) {
             Ok(file) => facts.extend(file.runs),
             Err(e) => {
                 eprintln!("run {i}: {e}");

@@ -11,10 +11,10 @@ mod malloc;
 #[path = "agentrisk-bench/synthetic.rs"]
 mod synthetic;
 
-use agentrisk::config::AnalysisConfig;
-use agentrisk::pipeline::{report_from_owned_trace, AnalysisInput};
-use agentrisk::trace::parse_trace;
+use agentrisk::analyser::{Analyser, Keep, Progress, Stage};
 use agentrisk::util::ByteCount;
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::io::Read;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -135,22 +135,26 @@ fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
     // Reset the high-water mark to what is resident now (Linux 4.0+), so the
     // peak is the input plus the analysis, not the generator's scratch.
     let _ = std::fs::write("/proc/self/clear_refs", "5");
-    let config = AnalysisConfig::default();
-    let env = |_: &str| None;
-    let input =
-        AnalysisInput { config: &config, canaries: None, env: &env, generated_at: "2026-07-01T09:00:00".to_owned() };
+    let analyser = Analyser::new().with_generated_at("2026-07-01T09:00:00");
     let input_bytes = bytes.len();
     let base = peak_kib().unwrap_or(0);
     // As `agentrisk run` does: the bytes go once parsed, the trace once the
     // report stops reading it, and the report is streamed to its writer.
+    // Parsing ends when the analyser first reports a later stage.
     let t0 = Instant::now();
-    let trace = parse_trace(&bytes).map_err(|e| e.to_string())?;
-    drop(bytes);
-    let t1 = Instant::now();
-    let after_parse = peak_kib().unwrap_or(0);
-    let events = trace.events.len();
-    let report = report_from_owned_trace(trace, &input).map_err(|e| e.to_string())?;
+    let parsed: Cell<Option<(Instant, u64)>> = Cell::new(None);
+    let observe = |p: Progress| {
+        if p.stage != Stage::Parsing && parsed.get().is_none() {
+            parsed.set(Some((Instant::now(), peak_kib().unwrap_or(0))));
+        }
+    };
+    let report = analyser
+        .analyse_trace("bench.json", Cow::Owned(bytes), Some(&observe), Keep::ReportOnly)
+        .map_err(|e| e.to_string())?
+        .report;
     let t2 = Instant::now();
+    let (t1, after_parse) = parsed.get().unwrap_or((t0, 0));
+    let events = report.event_count;
     let after_analyze = peak_kib().unwrap_or(0);
     // The CLI writes the report to a file; here only its size is kept.
     let mut sink = ByteCount::default();

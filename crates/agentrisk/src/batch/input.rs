@@ -19,6 +19,18 @@ use super::scorecard::{looks_like_scorecard, read_scorecard, ScorecardError, Sco
 use crate::pipeline::{load_any, AnalysisInput, LoadFileError, Loaded};
 use std::collections::BTreeSet;
 
+/// The folder a run counts under for `group_by: folder`, from its file's
+/// path within the input the user named: the path up to its last `/`. A
+/// folder named (picked, dropped, or given to the CLI) starts the path with
+/// its own name, so `runs/model-a/x.json` counts under `runs/model-a` and a
+/// file right in `runs/` under `runs`; a file named on its own counts
+/// under none (`""`, shown as [`super::NO_GROUP_KEY`]). Every shell — the
+/// CLI's `batch`, `site` and `pack`, the viewer and the JavaScript package —
+/// uses this rule.
+pub fn folder_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(folder, _)| folder)
+}
+
 /// What a batch file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
@@ -108,7 +120,7 @@ fn looks_like_canary_set(text: &[u8]) -> bool {
 
 /// Reads one batch file: analyses a trace, loads a report, reads a
 /// scorecard's rows or red-team records.
-pub fn load_batch_file(
+pub(crate) fn load_batch_file(
     file: &str,
     folder: &str,
     bytes: &[u8],
@@ -127,7 +139,7 @@ pub fn load_batch_file(
         // A canary set is no run; `--canaries FILE` applies one.
         FileKind::CanarySet => {}
         FileKind::Trace | FileKind::Report => {
-            let loaded = load_any(bytes, input)?;
+            let loaded = load_any(bytes, input, &|_| {})?;
             out.kind = match loaded {
                 Loaded::Trace { .. } => FileKind::Trace,
                 Loaded::Report { .. } => FileKind::Report,
@@ -139,7 +151,7 @@ pub fn load_batch_file(
 }
 
 /// The facts of a loaded trace or report.
-pub fn facts_of_loaded(file: &str, folder: &str, loaded: &Loaded) -> Result<RunFacts, MetadataError> {
+pub(crate) fn facts_of_loaded(file: &str, folder: &str, loaded: &Loaded) -> Result<RunFacts, MetadataError> {
     match loaded {
         Loaded::Trace { report, trace, .. } => {
             let channels: BTreeSet<_> = trace.events.iter().map(|e| e.channel).collect();

@@ -22,9 +22,9 @@ mod pack;
 pub use encode::{base64, base85_decode, base85_encode, deflate, sha256, sha256_hex};
 pub use pack::{pack_html, site_files, ViewerAssets, DIST_MARKER, PACK_BOOT_MARKER};
 
+use crate::analyser::{Analyser, Named, NamedConfig};
 use crate::batch::{detect_kind, FileKind, RunFacts, RunResult};
-use crate::workspace::{analyze_file, settings_from_yaml, FileResult};
-use crate::workspace::{trace_report, Named, NamedConfig, TraceOptions};
+use crate::workspace::{settings_from_yaml, what_if_analyser, FileResult};
 use serde::{Deserialize, Serialize};
 
 /// The manifest's format name.
@@ -242,10 +242,8 @@ pub enum PublishError {
 /// so a fresh publication always verifies.
 pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publication, PublishError> {
     let config_error = |name: &str, problem: String| PublishError::Config { name: name.to_owned(), problem };
-    let (settings, named, config) = match &options.config {
-        None => {
-            (None, None, ConfigUsed { name: None, summary: "reference defaults".to_owned(), yaml: None, what_if: None })
-        }
+    let (named, config) = match &options.config {
+        None => (None, ConfigUsed { name: None, summary: "reference defaults".to_owned(), yaml: None, what_if: None }),
         Some((name, yaml)) => {
             let settings = settings_from_yaml(yaml).map_err(|e| config_error(name, e.to_string()))?;
             let named = settings.clone().map(|config| NamedConfig { name: name.clone(), config });
@@ -254,14 +252,17 @@ pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publi
                 Some(what_if) => what_if.describe(),
                 None => "reference defaults".to_owned(),
             };
-            (settings, named, ConfigUsed { name: Some(name.clone()), summary, yaml: Some(yaml.clone()), what_if })
+            (named, ConfigUsed { name: Some(name.clone()), summary, yaml: Some(yaml.clone()), what_if })
         }
     };
+    // The viewer's analyser: the viewer opens the publication with these
+    // settings and must see the same numbers.
+    let analyser = what_if_analyser(named).with_generated_at(options.generated_at.clone());
     let mut files = Vec::with_capacity(sources.len());
     let mut data = Vec::with_capacity(sources.len());
     let mut used_paths = std::collections::BTreeSet::new();
     for source in sources {
-        let (entry, bytes) = publish_one(source, options, settings.as_ref(), named.as_ref(), &mut used_paths);
+        let (entry, bytes) = publish_one(source, options, &analyser, &mut used_paths);
         files.push(entry);
         data.push(bytes);
     }
@@ -281,8 +282,7 @@ pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publi
 fn publish_one(
     source: &Source<'_>,
     options: &PublishOptions,
-    settings: Option<&crate::config::AnalysisConfig>,
-    named: Option<&NamedConfig>,
+    analyser: &Analyser,
     used_paths: &mut std::collections::BTreeSet<String>,
 ) -> (PublishedFile, Option<Vec<u8>>) {
     let kind = detect_kind(source.bytes);
@@ -303,15 +303,14 @@ fn publish_one(
     if kind == FileKind::CanarySet {
         return fail(entry, "a canary set is not a run, and its values are the secrets: not published".to_owned());
     }
-    let analyze =
-        |bytes: &[u8]| analyze_file(bytes, source.name, source.folder, settings, &options.generated_at, &|_| {});
+    let analyze = |bytes: &[u8]| analyser.analyse_file(bytes, source.name, source.folder, &|_| {});
     let result = analyze(source.bytes);
     if let FileResult::Error { message } = &result {
         return fail(entry, message.clone());
     }
     entry.numbers = Numbers::of(&result);
     let (bytes, data_kind, file_name) = if kind == FileKind::Trace && !options.include_traces {
-        let bytes = match trace_as_report(source, options, named) {
+        let bytes = match trace_as_report(source, analyser) {
             Ok(bytes) => bytes,
             Err(problem) => return fail(entry, problem),
         };
@@ -334,20 +333,9 @@ fn publish_one(
 /// The report `agentrisk run` writes for a trace, with the trace's
 /// `metadata` (its red-team fields) but never its canaries, which are
 /// secret values.
-fn trace_as_report(
-    source: &Source<'_>,
-    options: &PublishOptions,
-    named: Option<&NamedConfig>,
-) -> Result<Vec<u8>, String> {
-    let trace_options = TraceOptions {
-        config: named,
-        fail_under: None,
-        canaries: None,
-        env: &|_| None,
-        generated_at: options.generated_at.clone(),
-    };
-    let mut report = trace_report(Named { name: source.name, bytes: source.bytes }, &trace_options)
-        .map_err(|e| e.problem.clone())?;
+fn trace_as_report(source: &Source<'_>, analyser: &Analyser) -> Result<Vec<u8>, String> {
+    let mut report =
+        analyser.trace_report(Named { name: source.name, bytes: source.bytes }).map_err(|e| e.problem.clone())?;
     report.metadata = serde_json::from_slice::<serde_json::Value>(source.bytes)
         .ok()
         .and_then(|trace| match trace.get("metadata") {

@@ -20,29 +20,23 @@
 //! does no I/O (the caller reads the files and gives the clock) and leaves
 //! transport (messages, chunking) to the shells.
 
-mod api;
 mod view;
 
-pub use api::{
-    batch_summary, generated_at_from_unix, group_by_from_name, interval_method, load_config, score_record,
-    trace_report, wilson_rate, ApiError, BatchInput, BatchOptions, BatchOutcome, Named, NamedConfig, ScoreOptions,
-    Scored, TraceOptions,
-};
-
-use crate::analyze::{canaries_in_force, redact, Canaries, CanaryError};
+use crate::analyser::{Analyser, GateOverrides, NamedConfig};
+use crate::analyze::{canaries_in_force, redact};
 use crate::batch::{
     detect_kind, facts_of_loaded, parse_redteam_results, read_scorecard, FileKind, RunFacts, RunResult,
 };
-use crate::config::{config_from_bytes, config_from_yaml, AnalysisConfig, ConfigError, WhatIf};
+use crate::config::{AnalysisConfig, WhatIf};
 use crate::model::Report;
-use crate::pipeline::{detection_settings, load_any_observed, AnalysisError, AnalysisInput, LoadFileError, Loaded};
+use crate::pipeline::{AnalysisError, LoadFileError, Loaded};
 use crate::report::report_what_if;
-use crate::{rescore_report_with_gate, Channel, GateSettings, Rescore, ScoringConfig};
+use crate::{Channel, Rescore, ScoringConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
+pub use crate::analyser::{warm_up, CanarySetting, Progress, Stage};
 pub use crate::analyze::{CanariesUsed, CanarySource};
-pub use crate::pipeline::{warm_up, Progress, Stage};
 pub use crate::score::BlockReason;
 
 /// At most this many events of a trace are listed: a viewer shows them all
@@ -272,210 +266,190 @@ impl TextPart {
     }
 }
 
-/// Why what-if settings were refused; `Display` names the key or rule.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SettingsError {
-    #[error("{0}")]
-    Config(#[from] ConfigError),
-    #[error("{0}")]
-    Detection(#[from] AnalysisError),
-}
+/// Why what-if settings were refused: the message of [`NamedConfig::load`],
+/// naming the key or rule and the problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SettingsError(pub String);
+
+/// The name what-if settings go by in errors.
+const SETTINGS_NAME: &str = "what-if settings";
 
 /// What-if settings from `agentleak.yaml` text: `None` for `""` (the
 /// reference's defaults, no config file). Refused as the CLI refuses the
-/// file: a bad key, value, custom pattern or detection mode.
+/// file ([`NamedConfig::load`]): a bad key, value, custom pattern or
+/// detection mode.
 pub fn settings_from_yaml(yaml: &str) -> Result<Option<AnalysisConfig>, SettingsError> {
     if yaml.is_empty() {
         return Ok(None);
     }
-    let config = config_from_yaml(yaml)?;
-    detection_settings(&config)?;
-    Ok(Some(config))
+    Ok(Some(checked_config(yaml.as_bytes())?))
+}
+
+/// [`what_if_analyser`] for what-if settings as `agentleak.yaml` text
+/// (`""`: the reference's defaults).
+pub fn analyser_from_settings(yaml: &str) -> Result<Analyser, SettingsError> {
+    let settings = settings_from_yaml(yaml)?;
+    Ok(what_if_analyser(settings.map(|config| NamedConfig { name: SETTINGS_NAME.to_owned(), config })))
 }
 
 /// The what-if form's values from an imported `agentleak.yaml` file's
 /// bytes; only its scoring and detector sections are taken, but the whole
 /// file is checked as the CLI checks it.
 pub fn what_if_from_file(bytes: &[u8]) -> Result<WhatIf, SettingsError> {
-    let config = config_from_bytes(bytes)?;
-    detection_settings(&config)?;
-    Ok(WhatIf::from_config(&config))
+    Ok(WhatIf::from_config(&checked_config(bytes)?))
 }
 
-/// A canary set a caller gives: the set, and the name of the file it came
-/// from (shown with the runs analysed with it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CanarySetting {
-    pub name: String,
-    pub canaries: Canaries,
+/// [`NamedConfig::load`], with its message (place and problem) kept whole.
+fn checked_config(bytes: &[u8]) -> Result<AnalysisConfig, SettingsError> {
+    NamedConfig::load(crate::analyser::Named { name: SETTINGS_NAME, bytes })
+        .map(|named| named.config)
+        .map_err(|e| SettingsError(e.message()))
 }
 
-impl CanarySetting {
-    /// A canary-set file's setting; errors name the place in the file
-    /// (callers add the file name).
-    pub fn from_file(name: &str, bytes: &[u8]) -> Result<CanarySetting, CanaryError> {
-        Ok(CanarySetting { name: name.to_owned(), canaries: Canaries::from_json_bytes(bytes)? })
-    }
-
-    /// Its name and tier sizes.
-    pub fn used(&self) -> CanariesUsed {
-        CanariesUsed::new(CanarySource::Explicit { name: self.name.clone() }, &self.canaries)
-    }
-}
-
-/// [`analyze_file_with_canaries`] with no canary set given (a trace's own
-/// `metadata.canaries` still applies).
-pub fn analyze_file(
-    bytes: &[u8],
-    name: &str,
-    folder: &str,
-    settings: Option<&AnalysisConfig>,
-    generated_at: &str,
-    progress: &dyn Fn(Progress),
-) -> FileResult {
-    analyze_file_with_canaries(bytes, name, folder, settings, None, generated_at, progress)
-}
-
-/// One file's whole analysis: `bytes` named `name`, picked from `folder`
-/// (empty if none), with the what-if `settings` (`None`: the reference's
-/// defaults) and the canary set `canaries` (which wins over a trace's own),
-/// telling `progress` how a trace's analysis goes. `generated_at` is a
-/// trace report's time, from the caller's clock. A canary-set file is read
-/// and described, not applied (see [`Workspace::open`]).
-pub fn analyze_file_with_canaries(
-    bytes: &[u8],
-    name: &str,
-    folder: &str,
-    settings: Option<&AnalysisConfig>,
-    canaries: Option<&CanarySetting>,
-    generated_at: &str,
-    progress: &dyn Fn(Progress),
-) -> FileResult {
-    let kind = detect_kind(bytes);
-    match kind {
-        FileKind::Scorecard => {
-            return match read_scorecard(bytes) {
-                Ok(rows) => FileResult::Batch(Box::new(BatchOnly {
-                    kind: kind.as_str().to_owned(),
-                    runs: rows.runs,
-                    redteam: rows.redteam_results,
-                })),
-                Err(e) => FileResult::Error { message: e.to_string() },
+/// The analyser for what-if `settings`, as the viewer applies them: traces
+/// are analysed with them, stored reports re-scored with them, and a gate
+/// they set is the runs' gate as far as the reviewer knows (a stored
+/// decision is checked against it alone, as the CLI's `score --fail-below`
+/// / `--no-block-on-critical` do).
+pub fn what_if_analyser(settings: Option<NamedConfig>) -> Analyser {
+    let defaults = ScoringConfig::default();
+    let gate = match &settings {
+        Some(named)
+            if (named.config.scoring.fail_below, named.config.scoring.block_on_critical)
+                != (defaults.fail_below, defaults.block_on_critical) =>
+        {
+            GateOverrides {
+                fail_below: Some(named.config.scoring.fail_below),
+                block_on_critical: Some(named.config.scoring.block_on_critical),
             }
         }
-        FileKind::RedTeam => {
-            return match parse_redteam_results(bytes) {
-                Ok(redteam) => {
-                    FileResult::Batch(Box::new(BatchOnly { kind: kind.as_str().to_owned(), runs: Vec::new(), redteam }))
+        _ => GateOverrides::default(),
+    };
+    Analyser::new().with_config(settings.clone()).with_what_if(settings).with_gate(gate)
+}
+
+impl Analyser {
+    /// One file's whole analysis, as a viewer lists it: `bytes` named
+    /// `name`, picked from `folder` (see [`crate::batch::folder_of`]),
+    /// telling `progress` how a trace's analysis goes. A trace is analysed
+    /// with the config and canaries; a report is checked against the
+    /// reference's gate (or the gate overrides) and, with a what-if config,
+    /// shown with the numbers it gives. A canary-set file is read and
+    /// described, not applied (see [`Workspace::open`]).
+    pub fn analyse_file(&self, bytes: &[u8], name: &str, folder: &str, progress: &dyn Fn(Progress)) -> FileResult {
+        let kind = detect_kind(bytes);
+        match kind {
+            FileKind::Scorecard => {
+                return match read_scorecard(bytes) {
+                    Ok(rows) => FileResult::Batch(Box::new(BatchOnly {
+                        kind: kind.as_str().to_owned(),
+                        runs: rows.runs,
+                        redteam: rows.redteam_results,
+                    })),
+                    Err(e) => FileResult::Error { message: e.to_string() },
                 }
-                Err(e) => FileResult::Error { message: e.to_string() },
+            }
+            FileKind::RedTeam => {
+                return match parse_redteam_results(bytes) {
+                    Ok(redteam) => FileResult::Batch(Box::new(BatchOnly {
+                        kind: kind.as_str().to_owned(),
+                        runs: Vec::new(),
+                        redteam,
+                    })),
+                    Err(e) => FileResult::Error { message: e.to_string() },
+                }
+            }
+            FileKind::CanarySet => {
+                return match CanarySetting::from_file(name, bytes) {
+                    Ok(setting) => FileResult::CanarySet(Box::new(setting.used())),
+                    Err(e) => FileResult::Error { message: e.to_string() },
+                }
+            }
+            FileKind::Trace | FileKind::Report => {}
+        }
+        // A report's consistency check assumes the reference's gate (its
+        // thresholds are not stored); what-if settings re-score it afterwards.
+        let config = match kind {
+            FileKind::Trace => self.trace_config().into_owned(),
+            _ => AnalysisConfig::default(),
+        };
+        // The same run with raw values kept in the findings: the only thing
+        // `redact_values` changes is whether findings carry `matched_value`.
+        // The values mask the event text, then leave the report, so the caller
+        // gets exactly the report the config gives.
+        let unredacted = AnalysisConfig { redact_values: false, ..config.clone() };
+        let (loaded, raw) = match self.load(bytes, &unredacted, progress) {
+            // Raw values can hold text (a lone surrogate) that their redacted
+            // form hides, which only the run with raw values refuses.
+            Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => {
+                (self.load(bytes, &config, progress), false)
+            }
+            other => (other, kind == FileKind::Trace),
+        };
+        let mut loaded = match loaded {
+            Ok(loaded) => loaded,
+            Err(e) => return FileResult::Error { message: e.to_string() },
+        };
+        if let (true, Loaded::Trace { report, .. }) = (raw, &mut loaded) {
+            // The other place raw values go with redaction off: each leak
+            // path's value, which the default report holds redacted.
+            for path in report.leak_paths.iter_mut().flatten() {
+                path.value = redact(&path.value);
             }
         }
-        FileKind::CanarySet => {
-            return match CanarySetting::from_file(name, bytes) {
-                Ok(setting) => FileResult::CanarySet(Box::new(setting.used())),
-                Err(e) => FileResult::Error { message: e.to_string() },
+        let mut what_if = None;
+        if let Loaded::Report { report, rescore } = &mut loaded {
+            *rescore = self.rescore(report);
+            if let Some(settings) = self.what_if() {
+                match report_what_if(report, &settings.config) {
+                    Ok(rescored) => {
+                        let stored = StoredNumbers {
+                            risk_index: report.risk_index,
+                            privacy_score: report.privacy_score,
+                            verdict: report.verdict.clone(),
+                            blocked: report.blocked,
+                        };
+                        **report = rescored.report;
+                        what_if = Some(ReportWhatIfShown {
+                            stored,
+                            block_reasons: rescored.block_reasons,
+                            notes: rescored.notes,
+                        });
+                    }
+                    Err(e) => return FileResult::Error { message: format!("with the what-if settings: {e}") },
+                }
             }
         }
-        FileKind::Trace | FileKind::Report => {}
-    }
-    // A report's consistency check assumes the reference's gate (its
-    // thresholds are not stored); what-if settings re-score it afterwards.
-    let config = match kind {
-        FileKind::Trace => settings.cloned().unwrap_or_default(),
-        _ => AnalysisConfig::default(),
-    };
-    // The same run with raw values kept in the findings: the only thing
-    // `redact_values` changes is whether findings carry `matched_value`.
-    // The values mask the event text, then leave the report, so the caller
-    // gets exactly the report the config gives.
-    let unredacted = AnalysisConfig { redact_values: false, ..config.clone() };
-    let explicit = canaries.map(|c| &c.canaries);
-    let (loaded, raw) = match load(bytes, &unredacted, explicit, generated_at, progress) {
-        // Raw values can hold text (a lone surrogate) that their redacted
-        // form hides, which only the run with raw values refuses.
-        Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => {
-            (load(bytes, &config, explicit, generated_at, progress), false)
-        }
-        other => (other, kind == FileKind::Trace),
-    };
-    let mut loaded = match loaded {
-        Ok(loaded) => loaded,
-        Err(e) => return FileResult::Error { message: e.to_string() },
-    };
-    if let (true, Loaded::Trace { report, .. }) = (raw, &mut loaded) {
-        // The other place raw values go with redaction off: each leak
-        // path's value, which the default report holds redacted.
-        for path in report.leak_paths.iter_mut().flatten() {
-            path.value = redact(&path.value);
-        }
-    }
-    let mut what_if = None;
-    if let (Loaded::Report { report, rescore }, Some(settings)) = (&mut loaded, settings) {
-        // A gate set in the what-if settings is the run's gate as far as
-        // the reviewer knows: the stored decision is checked against it
-        // alone, as the CLI's `--fail-below` / `--no-block-on-critical` do.
-        let defaults = ScoringConfig::default();
-        let gate = &settings.scoring;
-        if (gate.fail_below, gate.block_on_critical) != (defaults.fail_below, defaults.block_on_critical) {
-            let pinned =
-                ScoringConfig { fail_below: gate.fail_below, block_on_critical: gate.block_on_critical, ..defaults };
-            *rescore = rescore_report_with_gate(report, &pinned, GateSettings::Pinned);
-        }
-        match report_what_if(report, settings) {
-            Ok(rescored) => {
-                let stored = StoredNumbers {
-                    risk_index: report.risk_index,
-                    privacy_score: report.privacy_score,
-                    verdict: report.verdict.clone(),
-                    blocked: report.blocked,
-                };
-                **report = rescored.report;
-                what_if =
-                    Some(ReportWhatIfShown { stored, block_reasons: rescored.block_reasons, notes: rescored.notes });
+        let facts = match facts_of_loaded(name, folder, &loaded) {
+            Ok(facts) => facts,
+            Err(e) => return FileResult::Error { message: e.to_string() },
+        };
+        match loaded {
+            Loaded::Report { report, rescore } => {
+                let mut report = *report;
+                let (findings_total, control_findings) = view::list_findings(&mut report);
+                FileResult::Report(Box::new(LoadedReport {
+                    report,
+                    rescore,
+                    what_if,
+                    findings_total,
+                    control_findings,
+                    facts,
+                }))
             }
-            Err(e) => return FileResult::Error { message: format!("with the what-if settings: {e}") },
+            Loaded::Trace { report, trace, block_reasons } => {
+                let mut analyzed = view::analyzed_trace(*report, &trace, &config, facts, block_reasons);
+                // The pipeline read the same metadata without error.
+                analyzed.canaries =
+                    canaries_in_force(trace.metadata.as_ref(), self.canaries().map(|c| (&c.canaries, &*c.name)))
+                        .ok()
+                        .flatten()
+                        .map(|(_, used)| used);
+                FileResult::Trace(Box::new(analyzed))
+            }
         }
     }
-    let facts = match facts_of_loaded(name, folder, &loaded) {
-        Ok(facts) => facts,
-        Err(e) => return FileResult::Error { message: e.to_string() },
-    };
-    match loaded {
-        Loaded::Report { report, rescore } => {
-            let mut report = *report;
-            let (findings_total, control_findings) = view::list_findings(&mut report);
-            FileResult::Report(Box::new(LoadedReport {
-                report,
-                rescore,
-                what_if,
-                findings_total,
-                control_findings,
-                facts,
-            }))
-        }
-        Loaded::Trace { report, trace, block_reasons } => {
-            let mut analyzed = view::analyzed_trace(*report, &trace, &config, facts, block_reasons);
-            // The pipeline read the same metadata without error.
-            analyzed.canaries = canaries_in_force(trace.metadata.as_ref(), canaries.map(|c| (&c.canaries, &*c.name)))
-                .ok()
-                .flatten()
-                .map(|(_, used)| used);
-            FileResult::Trace(Box::new(analyzed))
-        }
-    }
-}
-
-fn load(
-    bytes: &[u8],
-    config: &AnalysisConfig,
-    canaries: Option<&Canaries>,
-    generated_at: &str,
-    progress: &dyn Fn(Progress),
-) -> Result<Loaded, LoadFileError> {
-    // No environment: only the LLM judge reads it, and a workspace never calls out.
-    let input = AnalysisInput { config, canaries, env: &|_| None, generated_at: generated_at.to_owned() };
-    load_any_observed(bytes, &input, progress)
 }
 
 /// A file a workspace holds: kept so that new settings can analyse it again.
@@ -496,8 +470,9 @@ pub type FileId = u32;
 /// them), so that everything loaded can be saved again ([`Workspace::held`]).
 #[derive(Debug, Clone, Default)]
 pub struct Workspace {
-    settings: Option<AnalysisConfig>,
-    canaries: Option<CanarySetting>,
+    /// The what-if settings (as both the trace config and the report
+    /// what-if) and the canary set in force.
+    analyser: Analyser,
     held: Vec<Held>,
 }
 
@@ -509,14 +484,15 @@ impl Workspace {
 
     /// The what-if settings in force (`None`: the reference's defaults).
     pub fn settings(&self) -> Option<&AnalysisConfig> {
-        self.settings.as_ref()
+        self.analyser.config().map(|named| &named.config)
     }
 
     /// Takes what-if settings as `agentleak.yaml` text (`""`: the
     /// reference's defaults). Refused settings change nothing. Returns the
     /// files to analyse again ([`Workspace::reanalyze`]), in the order they came.
     pub fn set_settings(&mut self, yaml: &str) -> Result<Vec<FileId>, SettingsError> {
-        self.settings = settings_from_yaml(yaml)?;
+        let canaries = self.analyser.canaries().cloned();
+        self.analyser = analyser_from_settings(yaml)?.with_canaries(canaries);
         // Scorecards and red-team results do not change with settings.
         let scored = |h: &&Held| matches!(detect_kind(&h.bytes), FileKind::Trace | FileKind::Report);
         Ok(self.held.iter().filter(scored).map(|h| h.id).collect())
@@ -524,7 +500,7 @@ impl Workspace {
 
     /// The canary set in force (`None`: each trace's own, if any).
     pub fn canaries(&self) -> Option<&CanarySetting> {
-        self.canaries.as_ref()
+        self.analyser.canaries()
     }
 
     /// Takes a canary set (`None`: none, so each trace's own
@@ -532,7 +508,7 @@ impl Workspace {
     /// the traces to analyse again ([`Workspace::reanalyze`]), in the order
     /// they came.
     pub fn set_canaries(&mut self, canaries: Option<CanarySetting>) -> Vec<FileId> {
-        self.canaries = canaries;
+        self.analyser = std::mem::take(&mut self.analyser).with_canaries(canaries);
         self.held_traces()
     }
 
@@ -559,21 +535,13 @@ impl Workspace {
             return match CanarySetting::from_file(name, &bytes) {
                 Ok(setting) => {
                     let used = setting.used();
-                    self.canaries = Some(setting);
+                    self.analyser = std::mem::take(&mut self.analyser).with_canaries(Some(setting));
                     FileResult::CanarySet(Box::new(used))
                 }
                 Err(e) => FileResult::Error { message: e.to_string() },
             };
         }
-        let result = analyze_file_with_canaries(
-            &bytes,
-            name,
-            folder,
-            self.settings.as_ref(),
-            self.canaries.as_ref(),
-            generated_at,
-            progress,
-        );
+        let result = self.analyser_at(generated_at).analyse_file(&bytes, name, folder, progress);
         self.forget(id);
         if matches!(kind, FileKind::Trace | FileKind::Report) || !matches!(result, FileResult::Error { .. }) {
             self.held.push(Held { id, name: name.to_owned(), folder: folder.to_owned(), bytes });
@@ -585,15 +553,12 @@ impl Workspace {
     /// workspace does not hold it.
     pub fn reanalyze(&self, id: FileId, generated_at: &str, progress: &dyn Fn(Progress)) -> Option<FileResult> {
         let held = self.held.iter().find(|h| h.id == id)?;
-        Some(analyze_file_with_canaries(
-            &held.bytes,
-            &held.name,
-            &held.folder,
-            self.settings.as_ref(),
-            self.canaries.as_ref(),
-            generated_at,
-            progress,
-        ))
+        Some(self.analyser_at(generated_at).analyse_file(&held.bytes, &held.name, &held.folder, progress))
+    }
+
+    /// The analyser in force, with a trace report's time.
+    fn analyser_at(&self, generated_at: &str) -> Analyser {
+        self.analyser.clone().with_generated_at(generated_at)
     }
 
     /// Drops file `id` (nothing happens if it is not held).

@@ -656,17 +656,10 @@ mod tests {
 
     #[test]
     fn findings_per_event_are_near_the_corpus_and_secrets_grow_with_the_trace() {
-        let config = agentrisk::config::AnalysisConfig::default();
-        let env = |_: &str| None;
-        let input = agentrisk::pipeline::AnalysisInput {
-            config: &config,
-            canaries: None,
-            env: &env,
-            generated_at: String::new(),
-        };
+        let analyser = agentrisk::analyser::Analyser::new();
         let analyze = |events: usize| {
-            let trace = agentrisk::trace::parse_trace(&trace_json(events)).unwrap();
-            agentrisk::pipeline::report_from_trace(&trace, &input).unwrap()
+            let bytes = trace_json(events);
+            analyser.trace_report(agentrisk::analyser::Named { name: "synthetic.json", bytes: &bytes }).unwrap()
         };
         let (small, large) = (analyze(960), analyze(4800));
         let per_event = large.findings.len() as f64 / 4800.0;
