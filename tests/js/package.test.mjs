@@ -7,8 +7,8 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { installed, root } from "./package.mjs";
 
 const corpus = join(root, "tests/fixtures/conformance");
@@ -171,7 +171,8 @@ function cli() {
 
 test("summarizeBatch equals agentrisk batch --json on the fixture traces", () => {
   const paths = cases.map((name) => relative(root, join(corpus, "cases", name, "trace.json")));
-  const files = paths.map((path) => ({ name: path, folder: dirname(path), data: readFileSync(join(root, path)) }));
+  // Files named on their own count under no folder, in the CLI as here.
+  const files = paths.map((path) => ({ name: path, folder: "", data: readFileSync(join(root, path)) }));
   for (const args of [[], ["--group-by", "folder", "--confidence", "0.9", "--continuity-correction"]]) {
     let stdout;
     try {
@@ -200,6 +201,32 @@ test("summarizeBatch equals agentrisk batch --json on the fixture traces", () =>
   assert.ok(error instanceof Error);
   assert.equal(error.errors.length > 0, true);
   assert.deepEqual([error.file, error.where, error.what], [error.errors[0].file, error.errors[0].where, error.errors[0].what]);
+});
+
+// The fixture the CLI and the workspace are checked against too
+// (crates/agentrisk-cli/tests/cli_batch.rs): the same folder gives the same
+// batch JSON in all three shells.
+test("summarizeBatch gives the batch JSON the CLI and the workspace give (tests/fixtures/batch-shells)", () => {
+  const fixture = join(root, "tests/fixtures/batch-shells");
+  const walk = (dir) =>
+    readdirSync(join(fixture, dir), { withFileTypes: true })
+      .map((entry) => entry.name)
+      .sort()
+      .flatMap((name) => {
+        const path = `${dir}/${name}`;
+        if (statSync(join(fixture, path)).isDirectory()) return walk(path);
+        return path.endsWith(".json") ? [path] : [];
+      });
+  // Named by their path from the folder named, as a dropped folder names
+  // them; `folder` left out, so the package takes it from the name.
+  const files = walk("runs").map((name) => ({ name, data: readFileSync(join(fixture, name)) }));
+  const canaries = JSON.parse(readFileSync(join(fixture, "canaries.json"), "utf8"));
+  const expected = JSON.parse(readFileSync(join(fixture, "expected.json"), "utf8"));
+  const options = { groupBy: "folder", confidence: 0.9, skipUnreadable: true };
+  assert.deepStrictEqual(agentrisk.summarizeBatch(files, { ...options, canaries }), expected);
+  assert.deepStrictEqual(Object.keys(expected.groups), ["runs", "runs/bank", "runs/bank/week2", "runs/clinic"]);
+  // Without the canary set the clean HR run is not blocked.
+  assert.equal(agentrisk.summarizeBatch(files, options).block_rate.k, expected.block_rate.k - 1);
 });
 
 test("errors carry file, where and what in the CLI's words", () => {

@@ -273,3 +273,84 @@ fn canary_set_files_in_a_batch_folder_are_skipped() {
     assert_eq!(s["runs"], 0);
     assert!(s.get("redteam").is_none());
 }
+
+/// The fixture `tests/fixtures/batch-shells/` (its NOTICE.md says what it holds).
+fn shells_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/batch-shells")
+}
+
+/// What the viewer's workspace gives for the files of `dir`, named by their
+/// path from the folder named (as a dropped folder names them), with the
+/// canary set in force: the batch summary of every run it reads.
+fn workspace_batch(dir: &Path, canaries: &Path) -> Value {
+    use agentrisk::analyser::{group_by_from_name, interval_method, CanarySetting};
+    use agentrisk::batch::folder_of;
+    use agentrisk::workspace::{FileResult, Workspace};
+    fn walk(dir: &Path, name: &str, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for path in entries {
+            let inner = format!("{name}/{}", path.file_name().unwrap().to_string_lossy());
+            if path.is_dir() {
+                walk(&path, &inner, out);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                out.push((inner, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &dir.file_name().unwrap().to_string_lossy(), &mut files);
+    let mut workspace = Workspace::new();
+    let set = CanarySetting::from_file("canaries.json", &std::fs::read(canaries).unwrap()).unwrap();
+    workspace.set_canaries(Some(set));
+    let (mut runs, mut redteam) = (Vec::new(), Vec::new());
+    for (id, (name, bytes)) in files.into_iter().enumerate() {
+        match workspace.open(id as u32, &name, folder_of(&name), bytes, "", &|_| {}) {
+            FileResult::Trace(t) => runs.push(t.facts),
+            FileResult::Report(r) => runs.push(r.facts),
+            FileResult::Batch(b) => {
+                runs.extend(b.runs);
+                redteam.extend(b.redteam);
+            }
+            FileResult::CanarySet(_) | FileResult::Error { .. } => {}
+        }
+    }
+    let method = interval_method(0.9, false).unwrap();
+    let summary = agentrisk::batch::summarize(&runs, &redteam, method, Some(group_by_from_name("folder").unwrap()));
+    serde_json::to_value(summary).unwrap()
+}
+
+/// The same folder through the CLI and the viewer's workspace gives the
+/// same batch JSON, equal to the committed `expected.json` that the
+/// JavaScript package is checked against too (tests/js/package.test.mjs):
+/// canaries count in both, and runs group by their folder from the folder
+/// named (`runs`, `runs/clinic`, `runs/bank/week2`).
+#[test]
+fn the_cli_and_the_workspace_give_the_same_batch_json() {
+    let fixture = shells_fixture();
+    let (runs, canaries) = (fixture.join("runs"), fixture.join("canaries.json"));
+    let args = ["batch", "--json", "-q", "--group-by", "folder", "--confidence", "0.9", "--canaries"];
+    let o = agentrisk(&[&args[..], &[canaries.to_str().unwrap(), runs.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(2), "broken.json is skipped: {}", common::stderr(&o));
+    assert!(common::stderr(&o).contains("broken.json: events[0].channel"), "{}", common::stderr(&o));
+    let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let workspace = workspace_batch(&runs, &canaries);
+    assert_eq!(cli, workspace);
+
+    let groups: Vec<&String> = cli["groups"].as_object().unwrap().keys().collect();
+    assert_eq!(groups, ["runs", "runs/bank", "runs/bank/week2", "runs/clinic"]);
+    assert_eq!(cli["runs"], 8);
+    // The canary set counts: the clean HR run discloses "Daniel Roy", an
+    // obvious canary, which blocks it (5 runs blocked with the set, 4 without).
+    let plain = agentrisk(&[&args[..7], &[runs.to_str().unwrap()]].concat());
+    let plain: Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert_eq!((cli["block_rate"]["k"].as_u64(), plain["block_rate"]["k"].as_u64()), (Some(5), Some(4)));
+
+    let expected_path = fixture.join("expected.json");
+    let pretty = serde_json::to_string_pretty(&cli).unwrap() + "\n";
+    if std::env::var_os("UPDATE_EXPECTED").is_some() {
+        std::fs::write(&expected_path, &pretty).unwrap();
+    }
+    let expected: Value = serde_json::from_slice(&std::fs::read(&expected_path).unwrap()).unwrap();
+    assert_eq!(cli, expected, "run with UPDATE_EXPECTED=1 to accept a change");
+}
