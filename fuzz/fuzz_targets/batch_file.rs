@@ -4,16 +4,16 @@
 #![no_main]
 
 use agentrisk::batch::table::{markdown_batch, rate_cells, rate_rows, run_cells, to_csv};
-use agentrisk::batch::{
-    channel_level_leaks, detect_kind, load_batch_file, read_scorecard, summarize, GroupBy, Scorecard,
-};
+use agentrisk::analyser::BatchInput;
+use agentrisk::batch::{channel_level_leaks, detect_kind, read_scorecard, summarize, GroupBy, Scorecard};
 use agentrisk::stats::{IntervalMethod, Rate};
-use agentrisk_fuzz::{default_config, input};
+use agentrisk_fuzz::default_analyser;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let kind = detect_kind(data);
-    let Ok(file) = load_batch_file("fuzz/input.json", "fuzz", data, &input(default_config())) else { return };
+    let input = BatchInput { name: "fuzz/input.json", folder: "fuzz", bytes: data };
+    let Ok(file) = default_analyser().read_batch_file(input) else { return };
     assert_eq!(file.kind, kind, "the kind a look at the head gives is the kind read");
     let method = IntervalMethod::new(0.95, false).expect("0.95 is a valid confidence");
     let summary = summarize(&file.runs, &file.redteam, method, Some(GroupBy::Agent));

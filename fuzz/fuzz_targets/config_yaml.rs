@@ -3,22 +3,15 @@
 #![no_main]
 
 use agentrisk::config::{config_from_yaml, WhatIf};
-use agentrisk::pipeline::report_from_trace;
-use agentrisk::trace::{parse_trace, Trace};
-use agentrisk_fuzz::{check_built_report, input};
+use agentrisk::analyser::Named;
+use agentrisk_fuzz::{analyser, check_built_report};
 use libfuzzer_sys::fuzz_target;
-use std::sync::OnceLock;
 
 const TRACE: &[u8] = br#"{"run_id": "cfg", "events": [
   {"channel": "user_input", "content": "I am ana.lima@example.org, SSN 123-45-6789, case #4411"},
   {"channel": "tool_call", "source": "agent", "target": "crm", "content": {"email": "ana.lima@example.org", "card": "4111 1111 1111 1111"}},
   {"channel": "log", "source": "agent", "target": "stdout", "content": "diagnosis: type 2 diabetes; key sk-proj-abcdefghijklmnopqrstuv CANARY_42"},
   {"channel": "final_output", "content": "Done, salary $85,000 noted."}]}"#;
-
-fn trace() -> &'static Trace {
-    static TRACE_PARSED: OnceLock<Trace> = OnceLock::new();
-    TRACE_PARSED.get_or_init(|| parse_trace(TRACE).expect("the fixed trace parses"))
-}
 
 fuzz_target!(|data: &[u8]| {
     // Config files are read as text: bytes that are not UTF-8 never get here.
@@ -30,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     if let Some(reloaded) = reloaded {
         assert_eq!(WhatIf::from_config(&reloaded), what_if, "the what-if settings changed in a YAML round trip");
     }
-    if let Ok(report) = report_from_trace(trace(), &input(&config)) {
+    if let Ok(report) = analyser(&config).trace_report(Named { name: "cfg.json", bytes: TRACE }) {
         check_built_report(&report, &config);
     }
 });

@@ -7,10 +7,9 @@
 //! under a sensitive-looking key; the rest is the text (lossy UTF-8).
 #![no_main]
 
-use agentrisk::pipeline::report_from_trace;
-use agentrisk::trace::parse_trace;
+use agentrisk::analyser::Named;
 use agentrisk::Channel;
-use agentrisk_fuzz::{check_built_report, default_config, fixed_config, input};
+use agentrisk_fuzz::{check_built_report, default_analyser, default_config, fixed_analyser, fixed_config};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 
@@ -42,11 +41,11 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let doc = json!({ "run_id": "fuzz", "agent_name": "fuzzer", "events": events });
     let bytes = serde_json::to_vec(&doc).expect("a JSON value serialises");
-    let trace = parse_trace(&bytes).expect("a well-formed trace parses");
-    let report = report_from_trace(&trace, &input(default_config())).expect("the defaults analyse any valid trace");
+    let trace = Named { name: "fuzz.json", bytes: &bytes };
+    let report = default_analyser().trace_report(trace).expect("the defaults analyse any valid trace");
     check_built_report(&report, default_config());
     // The explicit vault can be too small for a big input: that is an error, not a crash.
-    if let Ok(report) = report_from_trace(&trace, &input(fixed_config())) {
+    if let Ok(report) = fixed_analyser().trace_report(trace) {
         check_built_report(&report, fixed_config());
     }
 });

@@ -5,7 +5,7 @@
 
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use agentrisk::model::Report;
-use agentrisk::pipeline::AnalysisInput;
+use agentrisk::analyser::{Analyser, NamedConfig};
 use agentrisk::report::{assess_compliance, markdown_run, plain_summary};
 use agentrisk::{load_report, rescore_report, Verdict};
 use std::sync::OnceLock;
@@ -56,9 +56,22 @@ pub fn default_config() -> &'static AnalysisConfig {
     CONFIG.get_or_init(AnalysisConfig::default)
 }
 
-/// Analysis input with no canaries, no environment and a fixed clock.
-pub fn input(config: &AnalysisConfig) -> AnalysisInput<'_> {
-    AnalysisInput { config, canaries: None, env: &|_| None, generated_at: "2026-01-01T00:00:00Z".to_owned() }
+/// The analyser for `config`, with no canaries, no environment and a fixed clock.
+pub fn analyser(config: &AnalysisConfig) -> Analyser {
+    Analyser::new()
+        .with_config(Some(NamedConfig { name: "fuzz.yaml".to_owned(), config: config.clone() }))
+        .with_generated_at("2026-01-01T00:00:00Z")
+}
+
+/// [`analyser`] of [`default_config`] and of [`fixed_config`], built once.
+pub fn default_analyser() -> &'static Analyser {
+    static ANALYSER: OnceLock<Analyser> = OnceLock::new();
+    ANALYSER.get_or_init(|| analyser(default_config()))
+}
+
+pub fn fixed_analyser() -> &'static Analyser {
+    static ANALYSER: OnceLock<Analyser> = OnceLock::new();
+    ANALYSER.get_or_init(|| analyser(fixed_config()))
 }
 
 /// The headline numbers of any report we built: RI in [0, 1], the score in
