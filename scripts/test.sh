@@ -12,6 +12,9 @@ source scripts/env.sh
 step "cargo fmt --check"
 cargo fmt --all --check
 
+step "cargo doc for the core, warnings denied (every intra-doc link resolves)"
+RUSTDOCFLAGS="-D warnings" cargo doc --offline --no-deps -p agentrisk
+
 step "cargo clippy (native, all targets)"
 cargo clippy --offline --workspace --all-targets -- -D warnings
 

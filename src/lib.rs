@@ -4,15 +4,19 @@
 //! summaries and sends files to the worker; the worker reads bytes and calls
 //! the core. No scoring rule lives here.
 //!
-//! * [`protocol`] — the messages between page and worker, and the one core
-//!   call the worker makes per file.
+//! * [`protocol`] — the messages between page and worker, and how a
+//!   result's long lists are sent in parts.
 //! * [`worker`] — the worker's entry point (the `viewer` binary, run in a
-//!   dedicated worker).
+//!   dedicated worker): it feeds files to an `agentrisk::workspace::Workspace`.
 //! * [`bridge`] — the page's handle on the worker.
 //! * [`state`] — the page state (`Reducible`) and its actions.
 //! * [`components`] — the views.
 //! * [`hash`] — the view state in the URL hash.
 //! * [`charts`] — the Batch tab's charts (plotters), backend-independent.
+//! * [`dropped`] — walking dropped folders.
+//! * [`embed`] — files from a parent page by `postMessage`.
+//! * [`publication`] — opening a report site or review pack.
+//! * [`samples`] — the bundled example files.
 
 pub mod bridge;
 pub mod charts;

@@ -1,17 +1,36 @@
 //! AgentRisk core: the whole domain of AgentRisk Viewer, with no I/O.
 //!
-//! Bytes go in, values come out. The CLI and the web app read files and show
-//! results; every number they show is computed here and tested natively.
+//! Bytes go in, values come out. The CLI, the web app's worker, publishing
+//! and the JavaScript package read files and show results; every number
+//! they show is computed here and tested natively. They all go through one
+//! [`analyser::Analyser`].
 //!
+//! * [`analyser`] — the one way into analysis: settings in, a trace's
+//!   report, a report's re-scoring, a batch file's run facts and summary out.
+//! * [`analyze`] — one trace's findings: detectors per event, de-duplication,
+//!   decoded and obscured copies, coalescing, the final order.
+//! * [`batch`] — many runs: run facts, file kinds, the batch summary with
+//!   Wilson intervals, red-team metrics, scorecards, tables.
+//! * [`compare`] — two runs, or two groups' rates, side by side.
+//! * [`config`] — `agentleak.yaml` read as the reference reads it, and the
+//!   what-if settings to and from YAML.
+//! * [`detect`] — the fast-tier detectors, one file per family, and custom rules.
 //! * [`model`] — channels, levels, verdicts and the AgentLeak v2 report.
-//! * [`score`] — the AgentRisk numbers (WSL, ρ_S, RI, privacy score, verdict,
-//!   gate) from a set of secrets or from a report's stored aggregates.
-//! * [`report`] — loading a report from bytes and re-scoring it to check that
-//!   its stored numbers agree with the recomputation.
-//! * [`util`] — the leaf every module may import (hash maps, Python's float
-//!   spelling, a byte-counting writer); `tables` holds the reference's rule
-//!   data read crate-wide. The top-level modules import each other without
-//!   cycles (`tests/module_graph.rs`).
+//! * `pipeline` (private) — parse → analyse → score → report, for the analyser.
+//! * [`publish`] — report sites and review packs with a verifiable manifest.
+//! * [`pyunicode`] — Python 3.11's character classes and case folding.
+//! * [`report`] — building, loading, re-scoring and summarising a report.
+//! * [`score`] — WSL, ρ_S, RI, privacy score, verdict and gate.
+//! * [`stats`] — the normal quantile, Wilson intervals, rates, value statistics.
+//! * `tables` (private) — the reference's data tables, read crate-wide.
+//! * [`trace`] — trace bytes → typed `Trace`, read as Python's `json.load` reads them.
+//! * [`util`] — the leaf every module may import: hash maps, Python's float
+//!   spelling, a byte-counting writer.
+//! * [`workspace`] — what a viewer holds: files kept for re-analysis under
+//!   what-if settings, and what each file gives a viewer.
+//!
+//! The top-level modules import each other without cycles
+//! (`tests/module_graph.rs`).
 
 pub mod analyser;
 pub mod analyze;

@@ -1,12 +1,12 @@
 //! The batch summary: rates and statistics over many analysed runs, each
 //! rate as k out of n with its Wilson interval (`stats`), optionally per
-//! group, plus the red-team metrics of spec 5.2 ([`redteam`]).
+//! group, plus the red-team metrics of spec 5.2 ([`summarize_redteam`]).
 //!
 //! This module owns which runs count as successes and trials. Each run is
 //! reduced once to its key numbers, a [`RunFacts`] (from a report built
 //! here from a trace, or loaded from a file, or a scorecard row); the
-//! summary works on those. [`load_batch_file`] tells the kinds of input
-//! apart; the interval arithmetic lives in `stats`. No I/O happens here.
+//! summary works on those. [`detect_kind`] tells the kinds of input apart
+//! (the analyser reads each, `crate::analyser::Analyser::read_batch_file`); the interval arithmetic lives in `stats`. No I/O happens here.
 //!
 //! # Definitions
 //!

@@ -1,5 +1,5 @@
 //! The typed vocabulary shared by every part of the core: channels, levels,
-//! verdicts, badges, and the AgentLeak v2 report ([`report`]).
+//! verdicts, badges, and the AgentLeak v2 report ([`Report`]).
 //!
 //! Names here are data of the report format (they must be spelled exactly as
 //! the reference spells them); behaviour lives in `score` and `report`.

@@ -1,11 +1,11 @@
 //! Trace parsing (spec 1.1–1.2), the Python-compatible JSON reader
 //! ([`json`]), and flattening of event content to searchable text
-//! ([`flatten`], spec 1.4).
+//! ([`flatten()`], spec 1.4).
 //!
 //! [`parse_trace`] turns the bytes of a trace file into a typed [`Trace`],
 //! accepting exactly what the reference accepts: `json.load`, then its
 //! `from_dict` (defaults, auto event ids, Python `dict()` over each event),
-//! then pydantic's lax-mode validation ([`lax`] holds the coercions). It
+//! then pydantic's lax-mode validation (`lax.rs` holds the coercions). It
 //! leaves detection, scoring and report building to the modules that own
 //! them; the only derived value it computes is each event's flattened text.
 //!

@@ -1,10 +1,11 @@
-//! The one core API every shell uses: a set of files and the what-if
-//! settings, and what each file gives.
+//! What a viewer holds and lists: a set of files under what-if settings,
+//! and what each file gives.
 //!
-//! A [`Workspace`] takes files as bytes with a name and an optional folder,
-//! tells their kind (trace, report, scorecard, red-team results), analyses
-//! traces, loads and re-scores reports, reads batch-only files, applies
-//! what-if settings, and answers each file with a [`FileResult`]: the run's
+//! A [`Workspace`] keeps files as bytes with a name and a folder, so that
+//! new what-if settings or a new canary set can analyse them again, and
+//! analyses each through the [`Analyser`] of its settings
+//! ([`what_if_analyser`]). [`Analyser::analyse_file`] (defined here, beside
+//! the view types it returns) answers each file with a [`FileResult`]: the run's
 //! report with its gate and the gate's reasons, its batch facts, and for a
 //! trace the event rows a viewer lists (text masked, findings linked) and
 //! the full values a reviewer may reveal. A canary-set file is no run: it
@@ -13,12 +14,12 @@
 //! no set is given (an explicit set wins, as the CLI's `--canaries` does),
 //! and each analysed trace says which set it used
 //! ([`AnalyzedTrace::canaries`]). The batch summary and comparisons
-//! are computed from those facts by [`crate::batch::summarise`] and
+//! are computed from those facts by [`crate::batch::summarize`] and
 //! [`crate::compare`].
 //!
-//! The viewer's worker, the CLI and any embedding all call this module; it
-//! does no I/O (the caller reads the files and gives the clock) and leaves
-//! transport (messages, chunking) to the shells.
+//! The viewer's worker and publishing use this module; it does no I/O (the
+//! caller reads the files and gives the clock) and leaves transport
+//! (messages, chunking) to the shells.
 
 mod view;
 
