@@ -354,3 +354,32 @@ fn the_cli_and_the_workspace_give_the_same_batch_json() {
     let expected: Value = serde_json::from_slice(&std::fs::read(&expected_path).unwrap()).unwrap();
     assert_eq!(cli, expected, "run with UPDATE_EXPECTED=1 to accept a change");
 }
+
+/// `batch -c`, `score -c` and `run -c` load a config with the one loader:
+/// a custom rule whose pattern does not compile is refused before any file
+/// is read, naming the config (`batch -c` once took it and failed per trace).
+#[test]
+fn every_command_checks_the_configs_detection_settings() {
+    let dir = batch_dir("badrule", &[]);
+    let config = dir.join("agentleak.yaml");
+    std::fs::write(
+        &config,
+        "custom_detectors:\n  - name: broken\n    pattern: \"([a-z\"\n    severity: high\n    data_type: x\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let examples = dir.join("examples");
+    let trace = examples.join("ex_hr_trace.json");
+    for args in [
+        vec!["batch", "-q", examples.to_str().unwrap(), "-c", config],
+        vec!["run", "-q", "-t", trace.to_str().unwrap(), "-o", "-", "-c", config],
+        vec!["score", "-c", config, trace.to_str().unwrap()],
+    ] {
+        let o = agentrisk(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = common::stderr(&o);
+        assert!(err.starts_with(&format!("agentrisk: {config}: ")) && err.contains("broken"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}: nothing analysed");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
