@@ -10,9 +10,13 @@
 //!   dedicated worker).
 //! * [`bridge`] — the page's handle on the worker.
 //! * [`state`] — the page state (`Reducible`) and its actions.
-//! * [`components`] — the views.
+//! * [`components`] — the views; [`components::app`] is the page that
+//!   composes them.
+//! * [`hooks`] — the page's custom hooks: the worker, files, embedding,
+//!   publications, the URL hash, keyboard shortcuts and printing.
 //! * [`hash`] — the view state in the URL hash.
 //! * [`charts`] — the Batch tab's charts (plotters), backend-independent.
+//! * [`theme`] — the light or dark choice.
 
 pub mod bridge;
 pub mod charts;
@@ -20,10 +24,12 @@ pub mod components;
 pub mod dropped;
 pub mod embed;
 pub mod hash;
+pub mod hooks;
 pub mod protocol;
 pub mod publication;
 pub mod samples;
 pub mod state;
+pub mod theme;
 pub mod worker;
 
 pub use components::app::App;
