@@ -10,13 +10,17 @@
 //!   dedicated worker): it feeds files to an `agentrisk::workspace::Workspace`.
 //! * [`bridge`] — the page's handle on the worker.
 //! * [`state`] — the page state (`Reducible`) and its actions.
-//! * [`components`] — the views.
+//! * [`components`] — the views; [`components::app`] is the page that
+//!   composes them.
+//! * [`hooks`] — the page's custom hooks: the worker, files, embedding,
+//!   publications, the URL hash, keyboard shortcuts and printing.
 //! * [`hash`] — the view state in the URL hash.
 //! * [`charts`] — the Batch tab's charts (plotters), backend-independent.
 //! * [`dropped`] — walking dropped folders.
 //! * [`embed`] — files from a parent page by `postMessage`.
 //! * [`publication`] — opening a report site or review pack.
 //! * [`samples`] — the bundled example files.
+//! * [`theme`] — the light or dark choice.
 
 pub mod bridge;
 pub mod charts;
@@ -24,10 +28,12 @@ pub mod components;
 pub mod dropped;
 pub mod embed;
 pub mod hash;
+pub mod hooks;
 pub mod protocol;
 pub mod publication;
 pub mod samples;
 pub mod state;
+pub mod theme;
 pub mod worker;
 
 pub use components::app::App;

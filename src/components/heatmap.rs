@@ -5,8 +5,8 @@
 //! cell emits its column.
 
 use crate::charts::{heatmap_canvas, heatmap_size, heatmap_svg, Grid, Heatmap};
+use crate::hooks::listen_on_window;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement};
 use yew::prelude::*;
 
@@ -33,16 +33,7 @@ fn use_available_width(node: NodeRef) -> Option<u32> {
                 }
             };
             measure();
-            let listener = Closure::<dyn Fn()>::new(measure);
-            let window = web_sys::window();
-            if let Some(w) = &window {
-                let _ = w.add_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(w) = window {
-                    let _ = w.remove_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
-                }
-            }
+            listen_on_window("resize", Closure::<dyn Fn()>::new(measure))
         });
     }
     *width

@@ -141,61 +141,9 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
             </header>
 
             <p class="plain-summary" id="plain-summary">{ plain_summary(r) }</p>
-            <div class="headline">
-                <div class="card">
-                    <div class="label">{ "Risk Index" }</div>
-                    { gauge(r.risk_index, verdict_class(&r.verdict)) }
-                    <div class="big">{ format_ri(r.risk_index) }</div>
-                    <div class="muted">{ format!("WSL {} / ρ_S {}", r.wsl, r.rho_s) }</div>
-                </div>
-                <div class="card">
-                    <div class="label">{ "Privacy score" }</div>
-                    <div class="big">{ r.privacy_score }</div>
-                    <div class="muted">{ "round(100 × (1 − RI))" }</div>
-                </div>
-                <div class="card">
-                    <div class="label">{ "Verdict" }</div>
-                    <div class="big"><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></div>
-                    <div class="muted">{ "Pass ≥ 90 · Conditional ≥ 70 · High risk ≥ 40" }</div>
-                </div>
-                <div class="card">
-                    <div class="label">{ "Gate" }</div>
-                    <div class="big">{ if r.blocked { "Blocked" } else { "Not blocked" } }</div>
-                    <div class="muted gate-reasons">{ gate_reasons(&props.run) }</div>
-                </div>
-            </div>
-
-            if let Some(what_if) = match &props.run { Run::Report(loaded) => loaded.what_if.as_ref(), Run::Trace(_) => None } {
-                <div class="rescored" id="report-rescored" role="note">
-                    <h3>{ "Re-scored with the what-if settings" }</h3>
-                    <p>
-                        { "The numbers above are the ones this run gets with the what-if weights, vault and gate, computed from the report's level profiles and findings. The file stores " }
-                        <span id="stored-numbers">{ format!("RI {} · privacy score {} · {} · {}", format_ri(what_if.stored.risk_index), what_if.stored.privacy_score,
-                            what_if.stored.verdict, if what_if.stored.blocked { "blocked" } else { "not blocked" }) }</span>{ "." }
-                    </p>
-                    if !what_if.notes.is_empty() {
-                        <ul class="rescored-notes">{ for what_if.notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
-                    }
-                </div>
-            }
-            if let Run::Report(loaded) = &props.run { if !loaded.rescore.consistent {
-                <div class="inconsistent" role="alert">
-                    <h3>{ "Inconsistent report" }</h3>
-                    <p>{ if loaded.what_if.is_some() {
-                        "The numbers this report stores disagree with what its own findings, profiles and weights give (the numbers above are its what-if re-scoring)."
-                    } else {
-                        "These stored numbers disagree with what the report's own findings, profiles and weights give. The stored values are shown above, unchanged."
-                    } }</p>
-                    <table class="mismatches">
-                        <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "Stored" }</th><th scope="col">{ "Recomputed" }</th></tr></thead>
-                        <tbody>
-                            { for loaded.rescore.mismatches.iter().map(|m| html! {
-                                <tr><td class="mono">{ &m.field }</td><td class="mono">{ &m.stored }</td><td class="mono">{ &m.recomputed }</td></tr>
-                            }) }
-                        </tbody>
-                    </table>
-                </div>
-            } }
+            { headline(&props.run) }
+            { rescored_note(&props.run) }
+            { inconsistent_note(&props.run) }
 
             <div class="two-col">
                 <section aria-labelledby="levels-title">
@@ -205,26 +153,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 </section>
                 <section aria-labelledby="channels-title">
                     <h3 id="channels-title">{ "Risk by channel" }</h3>
-                    if r.channel_risks.is_empty() {
-                        <p class="muted">{ "No finding on any disclosure channel." }</p>
-                    } else {
-                        <table class="channel-table">
-                            <thead><tr>
-                                <th scope="col">{ "Channel" }</th><th scope="col">{ "Highest level" }</th>
-                                <th scope="col" class="num">{ "RI" }</th><th scope="col" class="num">{ "Findings" }</th>
-                            </tr></thead>
-                            <tbody>
-                                { for r.channel_risks.iter().map(|c| html! {
-                                    <tr data-channel={c.channel.as_str()} data-ri={c.ri.to_string()} data-contribution={c.risk_contribution.to_string()}>
-                                        <td class="mono">{ ident(c.channel.as_str()) }</td>
-                                        <td><span class={classes!("level", c.level.clone())}>{ format!("{} {}", c.level_label, c.level) }</span></td>
-                                        <td class="num contribution">{ contribution_bar(c.risk_contribution) }{ format_ri(c.ri) }</td>
-                                        <td class="num">{ c.finding_count }</td>
-                                    </tr>
-                                }) }
-                            </tbody>
-                        </table>
-                    }
+                    { channel_table(r) }
                 </section>
             </div>
 
@@ -271,6 +200,113 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                     all_pages={*printing_all} />
             }
         </section>
+    }
+}
+
+/// The four headline cards: Risk Index (with its gauge), privacy score,
+/// verdict and gate, with why the gate decided as it did.
+fn headline(run: &Run) -> Html {
+    let r = run.report();
+    html! {
+        <div class="headline">
+            <div class="card">
+                <div class="label">{ "Risk Index" }</div>
+                { gauge(r.risk_index, verdict_class(&r.verdict)) }
+                <div class="big">{ format_ri(r.risk_index) }</div>
+                <div class="muted">{ format!("WSL {} / ρ_S {}", r.wsl, r.rho_s) }</div>
+            </div>
+            <div class="card">
+                <div class="label">{ "Privacy score" }</div>
+                <div class="big">{ r.privacy_score }</div>
+                <div class="muted">{ "round(100 × (1 − RI))" }</div>
+            </div>
+            <div class="card">
+                <div class="label">{ "Verdict" }</div>
+                <div class="big"><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></div>
+                <div class="muted">{ "Pass ≥ 90 · Conditional ≥ 70 · High risk ≥ 40" }</div>
+            </div>
+            <div class="card">
+                <div class="label">{ "Gate" }</div>
+                <div class="big">{ if r.blocked { "Blocked" } else { "Not blocked" } }</div>
+                <div class="muted gate-reasons">{ gate_reasons(run) }</div>
+            </div>
+        </div>
+    }
+}
+
+/// For a report re-scored with what-if settings: that the numbers shown are
+/// the re-scoring's, and what the file stores.
+fn rescored_note(run: &Run) -> Html {
+    let what_if = match run {
+        Run::Report(loaded) => loaded.what_if.as_ref(),
+        Run::Trace(_) => None,
+    };
+    let Some(what_if) = what_if else { return Html::default() };
+    html! {
+        <div class="rescored" id="report-rescored" role="note">
+            <h3>{ "Re-scored with the what-if settings" }</h3>
+            <p>
+                { "The numbers above are the ones this run gets with the what-if weights, vault and gate, computed from the report's level profiles and findings. The file stores " }
+                <span id="stored-numbers">{ format!("RI {} · privacy score {} · {} · {}", format_ri(what_if.stored.risk_index), what_if.stored.privacy_score,
+                    what_if.stored.verdict, if what_if.stored.blocked { "blocked" } else { "not blocked" }) }</span>{ "." }
+            </p>
+            if !what_if.notes.is_empty() {
+                <ul class="rescored-notes">{ for what_if.notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
+            }
+        </div>
+    }
+}
+
+/// For a report whose stored numbers disagree with its own findings,
+/// profiles and weights: the fields that differ.
+fn inconsistent_note(run: &Run) -> Html {
+    let Run::Report(loaded) = run else { return Html::default() };
+    if loaded.rescore.consistent {
+        return Html::default();
+    }
+    html! {
+        <div class="inconsistent" role="alert">
+            <h3>{ "Inconsistent report" }</h3>
+            <p>{ if loaded.what_if.is_some() {
+                "The numbers this report stores disagree with what its own findings, profiles and weights give (the numbers above are its what-if re-scoring)."
+            } else {
+                "These stored numbers disagree with what the report's own findings, profiles and weights give. The stored values are shown above, unchanged."
+            } }</p>
+            <table class="mismatches">
+                <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "Stored" }</th><th scope="col">{ "Recomputed" }</th></tr></thead>
+                <tbody>
+                    { for loaded.rescore.mismatches.iter().map(|m| html! {
+                        <tr><td class="mono">{ &m.field }</td><td class="mono">{ &m.stored }</td><td class="mono">{ &m.recomputed }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Each channel's highest level, RI (with its contribution bar) and findings.
+fn channel_table(r: &Report) -> Html {
+    html! {
+        if r.channel_risks.is_empty() {
+            <p class="muted">{ "No finding on any disclosure channel." }</p>
+        } else {
+            <table class="channel-table">
+                <thead><tr>
+                    <th scope="col">{ "Channel" }</th><th scope="col">{ "Highest level" }</th>
+                    <th scope="col" class="num">{ "RI" }</th><th scope="col" class="num">{ "Findings" }</th>
+                </tr></thead>
+                <tbody>
+                    { for r.channel_risks.iter().map(|c| html! {
+                        <tr data-channel={c.channel.as_str()} data-ri={c.ri.to_string()} data-contribution={c.risk_contribution.to_string()}>
+                            <td class="mono">{ ident(c.channel.as_str()) }</td>
+                            <td><span class={classes!("level", c.level.clone())}>{ format!("{} {}", c.level_label, c.level) }</span></td>
+                            <td class="num contribution">{ contribution_bar(c.risk_contribution) }{ format_ri(c.ri) }</td>
+                            <td class="num">{ c.finding_count }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        }
     }
 }
 

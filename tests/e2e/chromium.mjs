@@ -20,17 +20,20 @@ export function launchChromium(prefix, extraArgs = []) {
 
 /** A new page of `context`, gone to `url`, whose console errors and uncaught
  * errors collect in `errors` (its worker's too, and every request it or its
- * worker makes in `requests`). */
+ * worker makes in `requests`); each dialog it opens is dismissed, its
+ * message kept in `dialogs`. */
 export async function openPage(context, url) {
   const page = await context.newPage();
   const requests = [];
   const errors = [];
+  const dialogs = [];
   page.on("request", (r) => requests.push(r.url()));
+  page.on("dialog", (d) => { dialogs.push(d.message()); d.dismiss(); });
   page.on("worker", (w) => w.on("console", (m) => m.type() === "error" && errors.push(`worker: ${m.text()}`)));
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
   await page.goto(url);
-  return { page, requests, errors };
+  return { page, requests, errors, dialogs };
 }
 
 /** Drops `files` (`{ name, text }`) on the page: a DataTransfer on a drop event. */

@@ -6,16 +6,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchChromium } from "./chromium.mjs";
+import { join } from "node:path";
+import { cases, context, root, startChromium, traceOf } from "./fixture.mjs";
 import { serve } from "./serve.mjs";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const cases = join(root, "tests", "fixtures", "conformance", "cases");
-const traceOf = (name) => readFileSync(join(cases, name, "trace.json"), "utf8");
 
 function cli() {
   for (const profile of ["release", "debug"]) {
@@ -44,7 +39,9 @@ function parentPage(viewer) {
 <iframe id="viewer" src="${viewer}" width="1000" height="700"></iframe>`;
 }
 
-let viewerSite, allowedSite, otherSite, packageSite, context;
+startChromium("agentrisk-embed-");
+
+let viewerSite, allowedSite, otherSite, packageSite;
 before(async () => {
   const parentDir = mkdtempSync(join(tmpdir(), "agentrisk-parent-"));
   allowedSite = await serve(parentDir);
@@ -69,10 +66,8 @@ window.result = { version, run_id: r.run_id, risk_index: r.risk_index, privacy_s
   );
   writeFileSync(join(pkg, "trace.json"), traceOf("ex_healthcare_trace"));
   packageSite = await serve(pkg);
-  context = await launchChromium("agentrisk-embed-");
 });
-after(async () => {
-  await context?.close();
+after(() => {
   for (const site of [viewerSite, allowedSite, otherSite, packageSite]) site?.server.close();
 });
 

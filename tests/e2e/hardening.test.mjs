@@ -1,42 +1,17 @@
 // End-to-end hardening: files written by someone else are data, never code;
 // nothing read from them is stored or sent; a dying worker is replaced and
 // the other files keep their results; files over the size limit are refused.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { dropFiles, launchChromium } from "./chromium.mjs";
-import { serve } from "./serve.mjs";
+import { join } from "node:path";
+import { dropFiles } from "./chromium.mjs";
+import { assertOnlyOwnRequests, cases, context, dist, openViewer, outDir, serveViewer, site, traceOf, WORKER_READY } from "./fixture.mjs";
 import { cases as malformed, configTrace, writeCases } from "../malformed/cases.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const dist = join(root, "dist");
-const cases = join(root, "tests", "fixtures", "conformance", "cases");
-const traceOf = (name) => readFileSync(join(cases, name, "trace.json"), "utf8");
-
-let site, context;
-before(async () => {
-  site = await serve(dist);
-  context = await launchChromium("agentrisk-hardening-");
-});
-after(async () => {
-  await context?.close();
-  site?.server.close();
-});
-
-async function openViewer() {
-  const page = await context.newPage();
-  const requests = [];
-  const dialogs = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("dialog", (d) => { dialogs.push(d.message()); d.dismiss(); });
-  await page.goto(site.url);
-  await page.waitForSelector("#dropzone[data-worker=ready]");
-  return { page, requests, dialogs };
-}
+serveViewer("agentrisk-hardening-");
 
 const loadedRows = (page) => page.$$eval("tr.run-row", (rows) => rows.map((r) => ({ ...r.dataset })));
 async function waitForRows(page, n) {
@@ -85,7 +60,7 @@ function hostileReport() {
 }
 
 test("markup, scripts, javascript: URLs and SVG in files stay inert text; hidden characters are shown by code point", async () => {
-  const { page, requests, dialogs } = await openViewer();
+  const { page, requests, errors, dialogs } = await openViewer({ until: WORKER_READY });
   const before = await page.evaluate(() => ({ scripts: document.scripts.length, links: document.querySelectorAll("link").length }));
   await dropFiles(page, [
     { name: `${hostile.img}.json`, text: hostileTrace() },
@@ -111,7 +86,7 @@ test("markup, scripts, javascript: URLs and SVG in files stay inert text; hidden
   assert.ok(detail.includes("bell⟨U+0007⟩esc⟨U+001B⟩[31m"), "control characters are shown by code point");
   assert.ok(detail.includes("ali⟨U+200B⟩ce"), "a zero-width space is shown by code point");
   assert.ok((await page.$$(".run-detail .hidden-char")).length >= 4);
-  await page.screenshot({ path: join(root, "tests", "e2e", "out", "hostile.png"), fullPage: true });
+  await page.screenshot({ path: join(outDir, "hostile.png"), fullPage: true });
   await page.click(`tr.run-row[data-run-id^="report "]`);
   await page.waitForSelector(`.run-detail[data-run-id^="report "]`);
   assert.ok((await page.textContent(".run-detail")).includes(`report ${hostile.svg}`));
@@ -135,12 +110,13 @@ test("markup, scripts, javascript: URLs and SVG in files stay inert text; hidden
   }));
   assert.deepEqual(after, { pwned: undefined, scripts: before.scripts, links: before.links, injected: 0, handlers: [], hidden: "block" });
   assert.deepEqual(dialogs, []);
-  assert.deepEqual(requests.filter((u) => !u.startsWith(site.url)), [], "no request left the site");
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
 test("nothing read from a file is kept in localStorage, sessionStorage, IndexedDB, cookies, caches or the URL", async () => {
-  const { page } = await openViewer();
+  const { page, errors } = await openViewer({ until: WORKER_READY });
   const trace = traceOf("ex_healthcare_trace");
   await dropFiles(page, [{ name: "session.json", text: trace }, { name: "hostile.json", text: hostileTrace() }]);
   await waitForRows(page, 2);
@@ -174,11 +150,12 @@ test("nothing read from a file is kept in localStorage, sessionStorage, IndexedD
   const everything = JSON.stringify(stored);
   for (const needle of needles) assert.ok(!everything.includes(needle), `${needle} was stored: ${everything}`);
   assert.ok(stored.url.includes("tab=batch"), "the hash holds the view, and only the view");
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
 test("a worker that dies or panics is replaced: the file it had fails, every other file keeps its result, new files load", async () => {
-  const { page } = await openViewer();
+  const { page, errors } = await openViewer({ until: WORKER_READY });
   await dropFiles(page, [
     { name: "a.json", text: traceOf("ex_healthcare_trace") },
     { name: "b.json", text: traceOf("ex_healthcare_clean_trace") },
@@ -218,11 +195,12 @@ test("a worker that dies or panics is replaced: the file it had fails, every oth
   await dropFiles(page, [{ name: "d.json", text: traceOf("ex_finance_trace") }]);
   await page.waitForSelector(`tr.run-row[data-file="d.json"]`, { timeout: 30_000 });
   assert.equal((await loadedRows(page)).length, 3);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
 test("a file over the per-tab size limit gets an error row naming the limit and the CLI; the others load", async () => {
-  const { page } = await openViewer();
+  const { page, errors } = await openViewer({ until: WORKER_READY });
   await page.evaluate(() => {
     const chunk = new Uint8Array(1_000_000).fill(32);
     window.__huge = new File([...Array(200).fill(chunk), new Uint8Array(1)], "huge.json");
@@ -238,6 +216,7 @@ test("a file over the per-tab size limit gets an error row naming the limit and 
   assert.match(await page.textContent(`tr.error-row[data-file="huge.json"]`),
     /the file is 200\.0 MB, more than the 200\.0 MB one browser tab can analyse; analyse it with the agentrisk command/);
   await page.waitForSelector(`tr.run-row[data-file="small.json"]`);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
@@ -256,7 +235,7 @@ test("every file of the malformed-input set gets an error row naming the place a
   const dir = writeCases(mkdtempSync(join(tmpdir(), "agentrisk-malformed-")), { only: (c) => c.kind !== "config" });
   writeFileSync(join(dir, "good.json"), traceOf("ex_healthcare_trace"));
   const chosen = malformed.filter((c) => c.kind !== "config");
-  const { page, requests } = await openViewer();
+  const { page, requests, errors } = await openViewer({ until: WORKER_READY });
   await page.setInputFiles("#file-input", [...chosen.map((c) => join(dir, c.file)), join(dir, "good.json")]);
   await page.waitForFunction((n) => document.querySelectorAll("tr.run-row, tr.error-row").length === n,
     chosen.length + 1, { timeout: 300_000 });
@@ -276,13 +255,14 @@ test("every file of the malformed-input set gets an error row naming the place a
   const good = await page.$eval(`tr.run-row[data-file="good.json"]`, (r) => ({ ...r.dataset }));
   assert.equal(good.riskIndex, "0.44");
   assert.equal(await page.$("#internal-error"), null, "no panic");
-  assert.deepEqual(requests.filter((u) => !u.startsWith(site.url)), []);
+  assertOnlyOwnRequests(requests);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
 test("every config of the malformed-input set, imported as what-if settings, is refused inline with its place, or applied", async () => {
   const dir = writeCases(mkdtempSync(join(tmpdir(), "agentrisk-configs-")), { only: (c) => c.kind === "config" });
-  const { page } = await openViewer();
+  const { page, errors } = await openViewer({ until: WORKER_READY });
   await dropFiles(page, [{ name: configTrace.name, text: configTrace.bytes().toString("utf8") }]);
   await waitForRows(page, 1);
   await page.click("#tab-scoring");
@@ -312,5 +292,6 @@ test("every config of the malformed-input set, imported as what-if settings, is 
   await page.waitForSelector(`tr.run-row[data-file="${configTrace.name}"]`);
   assert.deepEqual(wrong, []);
   assert.equal(await page.$("#internal-error"), null, "no panic");
+  assert.deepEqual(errors, []);
   await page.close();
 });

@@ -2,19 +2,13 @@
 // page wider than the window, identifiers from files wrap only after their
 // separators, and chart text shows at 12 CSS pixels or more on both chart
 // backends (SVG for small heatmaps, <canvas> for large ones).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { dropFiles, launchChromium, openPage } from "./chromium.mjs";
-import { serve } from "./serve.mjs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { dropFiles } from "./chromium.mjs";
+import { cases, openViewer, outDir, serveViewer, traceOf } from "./fixture.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const dist = join(root, "dist");
-const cases = join(root, "tests", "fixtures", "conformance", "cases");
-const outDir = join(root, "tests", "e2e", "out");
-const traceOf = (name) => readFileSync(join(cases, name, "trace.json"), "utf8");
 /** Fixture traces in name order; their run ids are long (`trace_agentleak_cor_00833`). */
 const traceCases = readdirSync(cases).filter((n) => existsSync(join(cases, n, "trace.json"))).sort();
 
@@ -22,21 +16,7 @@ const VIEWPORTS = [{ width: 1366, height: 900 }, { width: 1024, height: 768 }];
 /** The smallest chart text allowed, in CSS pixels at 100 % zoom. */
 const MIN_TEXT_PX = 12;
 
-let site, context;
-before(async () => {
-  site = await serve(dist);
-  context = await launchChromium("agentrisk-layout-");
-});
-after(async () => {
-  await context?.close();
-  site?.server.close();
-});
-
-async function openViewer() {
-  const { page, errors } = await openPage(context, site.url);
-  await page.waitForSelector("#load-example");
-  return { page, errors };
-}
+serveViewer("agentrisk-layout-");
 
 /** The bundled sample reports and example traces, and `extra` fixture traces with long ids. */
 async function loadSamples(page, extra) {

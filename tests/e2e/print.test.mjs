@@ -4,20 +4,14 @@
 // text (poppler's pdftotext) must hold every run id and file name whole, the
 // page header and "page 1 of N" footer, the recommendations, and never the
 // revealed value. The first pages are kept as PNGs under tests/e2e/out/.
-import { test, before, after } from "node:test";
+import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { dropFiles, launchChromium, openPage } from "./chromium.mjs";
-import { serve } from "./serve.mjs";
+import { join } from "node:path";
+import { dropFiles } from "./chromium.mjs";
+import { cases, context, exported, openViewer, outDir, serveViewer, site, traceOf, WORKER_READY } from "./fixture.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const dist = join(root, "dist");
-const cases = join(root, "tests", "fixtures", "conformance", "cases");
-const outDir = join(root, "tests", "e2e", "out");
-const traceOf = (name) => readFileSync(join(cases, name, "trace.json"), "utf8");
 const reportOf = (name) => JSON.parse(readFileSync(join(cases, name, "report.default.json"), "utf8"));
 
 // Long file names and run ids, the kind a squeezed table used to cut into pieces.
@@ -28,24 +22,17 @@ const RUNS = [
 ];
 const FORMATS = ["A4", "Letter"];
 
-let site, context;
-before(async () => {
+before(() => {
   for (const tool of ["pdftotext", "pdftoppm"]) {
     assert.equal(spawnSync(tool, ["-v"]).error, undefined, `${tool} (Debian's poppler-utils, scripts/setup.sh) is needed`);
   }
   mkdirSync(outDir, { recursive: true });
-  site = await serve(dist);
-  context = await launchChromium("agentrisk-print-");
 });
-after(async () => {
-  await context?.close();
-  site?.server.close();
-});
+serveViewer("agentrisk-print-");
 
 /** The viewer with the three traces loaded, printing stubbed out (the Print buttons still set the mode). */
 async function viewerWithRuns() {
-  const { page, errors } = await openPage(context, site.url);
-  await page.waitForSelector('#dropzone[data-worker="ready"]');
+  const { page, errors } = await openViewer({ until: WORKER_READY });
   await page.evaluate(() => {
     window.printed = [];
     window.print = () => window.printed.push(document.documentElement.dataset.print);
@@ -79,12 +66,6 @@ async function printed(page, name, format) {
 function whole(raw, ids) {
   const joined = raw.replace(/([_\-/])\n/g, "$1");
   return ids.filter((id) => !joined.includes(id));
-}
-
-/** The text of the download a click on `selector` starts. */
-async function exported(page, selector) {
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
-  return readFileSync(await download.path(), "utf8");
 }
 
 /**
@@ -194,7 +175,7 @@ test("a run prints as a summary and expanded on A4 and Letter: ids whole, header
       h.querySelector(".hint-advice").textContent, h.querySelector("pre code").textContent])),
     stored.remediation_hints.map((h) => [h.channel, h.priority, h.advice, h.code_fix]),
   );
-  const md = await exported(page, "#export-markdown");
+  const md = (await exported(page, "#export-markdown")).text;
   assert.ok(md.includes("## Recommendations\n\n" + stored.recommendations.map((r) => `- ${r}\n`).join("")), md);
   for (const h of stored.remediation_hints) assert.ok(md.includes(`\n\`\`\`\n${h.code_fix.trimEnd()}\n\`\`\`\n`), h.channel);
   await page.click("#print-summary");

@@ -10,11 +10,10 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { launchChromium } from "./chromium.mjs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { context, root, startChromium } from "./fixture.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const examples = join(root, "www", "samples", "traces");
 // Values the example traces hold in clear (a record number, an account id).
 const SECRETS = ["TREM12345678", "123-456-789"];
@@ -71,13 +70,13 @@ async function python(dir) {
   throw new Error("cannot start python3 -m http.server");
 }
 
-let work, server, context;
-before(async () => {
+startChromium("agentrisk-publish-");
+
+let work, server;
+before(() => {
   work = mkdtempSync(join(tmpdir(), "agentrisk-publish-"));
-  context = await launchChromium("agentrisk-publish-");
 });
-after(async () => {
-  await context?.close();
+after(() => {
   server?.child.kill();
 });
 

@@ -3,15 +3,13 @@
 // traces alone. Each trace carries its canary set in metadata.canaries, so
 // the Batch tab gives the reference's compute_metrics (expected.json); a
 // dropped canary-set file is the set in force, shown in the What-if tab.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { dropFiles, launchChromium, openPage } from "./chromium.mjs";
-import { serve } from "./serve.mjs";
+import { join } from "node:path";
+import { dropFiles } from "./chromium.mjs";
+import { openViewer, root, serveViewer } from "./fixture.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const batch = join(root, "tests", "fixtures", "redteam", "public_health_a1");
 const expected = JSON.parse(readFileSync(join(batch, "expected.json"), "utf8"));
 const traces = readdirSync(join(batch, "traces"))
@@ -19,19 +17,10 @@ const traces = readdirSync(join(batch, "traces"))
   .map((name) => ({ name, text: readFileSync(join(batch, "traces", name), "utf8") }));
 const TOLERANCE = 1e-9;
 
-let site, context;
-before(async () => {
-  site = await serve(join(root, "dist"));
-  context = await launchChromium("agentrisk-e2e-redteam-");
-});
-after(async () => {
-  await context?.close();
-  site?.server.close();
-});
+serveViewer("agentrisk-e2e-redteam-");
 
 async function openWithTraces() {
-  const { page, errors } = await openPage(context, site.url);
-  await page.waitForSelector("#load-example");
+  const { page, errors } = await openViewer();
   await dropFiles(page, traces);
   await page.waitForFunction((n) => document.querySelectorAll("tr.run-row").length === n, traces.length);
   return { page, errors };

@@ -2,41 +2,23 @@
 // doing what a person does — drop reports and traces, pick files, load the
 // examples, click a run, follow a finding to its event — and checking the
 // numbers against the reference's reports.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { dropFiles, launchChromium, openPage } from "./chromium.mjs";
+import { join } from "node:path";
+import { dropFiles, openPage } from "./chromium.mjs";
+import {
+  assertOnlyOwnRequests, cases, context, dist, exported, openViewer, outDir, root, serveViewer, site, traceOf, WORKER_READY,
+} from "./fixture.mjs";
 import { serve } from "./serve.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const dist = join(root, "dist");
-const cases = join(root, "tests", "fixtures", "conformance", "cases");
-const outDir = join(root, "tests", "e2e", "out");
 const fixture = (name, variant = "default") => readFileSync(join(cases, name, `report.${variant}.json`), "utf8");
-const traceOf = (name) => readFileSync(join(cases, name, "trace.json"), "utf8");
 /** The reference's example traces: ex_healthcare_trace, ex_healthcare_clean_trace, … */
 const exampleCases = readdirSync(cases).filter((n) => /^ex_.*_trace$/.test(n)).sort();
 
-let site, context;
-before(async () => {
-  site = await serve(dist);
-  context = await launchChromium("agentrisk-e2e-");
-});
-after(async () => {
-  await context?.close();
-  site?.server.close();
-});
-
-/** A fresh page that records every request it or its worker makes, and every console error. */
-async function openViewer() {
-  const { page, requests, errors } = await openPage(context, site.url);
-  await page.waitForSelector("#load-example");
-  return { page, requests, errors };
-}
+serveViewer("agentrisk-e2e-");
 
 async function runRows(page) {
   return page.$$eval("tr.run-row", (rows) => rows.map((r) => ({ ...r.dataset })));
@@ -266,12 +248,6 @@ function cliRates(args) {
   const out = cli.stdout;
   // Line 1 names the batch and the method, line 3 is the column heads.
   return out.split("\n").slice(3).filter((l) => l.trim()).map((l) => l.trim().split(/ {2,}/));
-}
-
-/** Clicks an export button and returns the file it saves. */
-async function exported(page, selector) {
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
-  return { name: download.suggestedFilename(), text: readFileSync(await download.path(), "utf8") };
 }
 
 test("the Batch tab shows the CLI's rates for every fixture trace, exports them, and its scorecard loads back the same batch", async () => {
@@ -681,7 +657,7 @@ test("the view lives in the URL hash: a reload with it reopens the same tab, set
   assert.ok(!hash.includes("run_finance_001"));
 
   await page.reload();
-  await page.waitForSelector('#dropzone[data-worker="ready"]');
+  await page.waitForSelector(WORKER_READY);
   await dropFiles(page, files);
   await page.waitForSelector("#rates-table");
   assert.equal(await page.getAttribute("#tab-batch", "aria-selected"), "true");
@@ -695,7 +671,7 @@ test("the view lives in the URL hash: a reload with it reopens the same tab, set
   // What-if settings in a link are applied too.
   await page.evaluate(() => { location.hash = "#w=1,3,9,27"; });
   await page.reload();
-  await page.waitForSelector('#dropzone[data-worker="ready"]');
+  await page.waitForSelector(WORKER_READY);
   await dropFiles(page, files.slice(0, 1));
   await page.waitForSelector("tr.run-row");
   assert.match(await page.textContent("#whatif-banner"), /weights \[1, 3, 9, 27\]/);
@@ -817,16 +793,15 @@ test("dist/ works under a sub-path, opens same-origin files named by #src= after
   mkdirSync(join(hostRoot, "reports"));
   writeFileSync(join(hostRoot, "reports", "hr.json"), fixture("ex_hr_trace"));
   const host = await serve(hostRoot);
-  const page = await context.newPage();
-  const requests = [];
-  const errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  const link = `${host.url}tools/viewer/#src=../../reports/hr.json&src=https://example.com/x.json`;
+  const { page, requests, errors } = await openPage(context, link).catch((e) => {
+    host.server.close();
+    throw e;
+  });
   try {
-    await page.goto(`${host.url}tools/viewer/#src=../../reports/hr.json&src=https://example.com/x.json`);
     await page.waitForSelector("#src-prompt");
     assert.match(await page.textContent("#src-prompt"), /https:\/\/example\.com\/x\.json: not a file of this site, so it is not opened/);
-    await page.waitForSelector('#dropzone[data-worker="ready"]');
+    await page.waitForSelector(WORKER_READY);
     assert.ok(!requests.some((u) => u.includes("reports/hr.json")), "nothing is fetched before the reviewer agrees");
     await page.click("#src-open");
     await page.waitForSelector("tr.run-row");
@@ -841,7 +816,7 @@ test("dist/ works under a sub-path, opens same-origin files named by #src= after
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     await context.setOffline(true);
     await page.goto(`${host.url}tools/viewer/`);
-    await page.waitForSelector('#dropzone[data-worker="ready"]');
+    await page.waitForSelector(WORKER_READY);
     await page.click("#load-example");
     await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 6);
     assert.equal(await page.$$eval("tr.error-row", (r) => r.length), 0);
@@ -937,9 +912,3 @@ test("the built index.html carries a strict Content-Security-Policy", () => {
   assert.ok(!csp.includes("unsafe-inline") && !csp.includes("'unsafe-eval'") && !csp.includes("*"));
   assert.doesNotMatch(html, /https?:\/\//, "no absolute URL anywhere in index.html");
 });
-
-function assertOnlyOwnRequests(requests) {
-  const foreign = requests.filter((u) => !u.startsWith(site.url));
-  assert.deepEqual(foreign, [], "every request stays on the site's own origin");
-  assert.ok(requests.length > 0);
-}

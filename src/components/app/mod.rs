@@ -1,0 +1,153 @@
+//! The page: [`App`] holds the one state, wires it to the browser with the
+//! hooks of `crate::hooks` (worker, files, embedding, publication, URL hash,
+//! keyboard, printing), and composes the views. Its own parts: the header
+//! (`header`), the tab bar (`tabs`), the drop zone and the empty page
+//! (`drop_zone`), the link and what-if banners (`banners`), the shortcut
+//! help (`help`) and the print header (`print`). The tabs' contents are
+//! the views of `crate::components`.
+
+mod banners;
+mod drop_zone;
+mod header;
+mod help;
+mod print;
+mod tabs;
+
+use crate::components::{
+    batch::BatchView, canaries::CanaryPanel, compare::CompareView, provenance::Provenance, run_detail::RunDetail,
+    run_table::RunTable, scoring::ScoringPanel,
+};
+use crate::hooks::dispatch;
+use crate::hooks::embedding::use_embedding;
+use crate::hooks::files::use_add_files;
+use crate::hooks::hash_sync::use_hash_sync;
+use crate::hooks::print::use_print_margins;
+use crate::hooks::publication::{save_as_one_file, use_open_publication};
+use crate::hooks::shortcuts::use_keyboard_shortcuts;
+use crate::hooks::worker::{to_worker, use_worker_bridge, Worker};
+use crate::publication;
+use crate::state::{Action, State, Tab};
+use crate::theme;
+use agentrisk::config::WhatIf;
+use banners::{SrcPrompt, WhatIfBanner};
+use drop_zone::{DropZone, Welcome};
+use header::{click_input, Header};
+use help::{show_help, HelpDialog};
+use std::rc::Rc;
+use tabs::Tabs;
+use yew::prelude::*;
+
+/// The whole page: header with the ways in, the tabs (run table and run
+/// view, batch, compare, what-if scoring), and a drop zone covering
+/// everything.
+#[function_component(App)]
+pub fn app() -> Html {
+    let state = use_reducer(State::default);
+    let dispatch = dispatch(&state);
+    let worker = use_worker_bridge(dispatch.clone());
+    let add = use_add_files(worker.clone(), dispatch.clone());
+    use_embedding(add.clone(), dispatch.clone(), state.files.clone());
+    use_open_publication(add.clone(), dispatch.clone(), worker.clone());
+    let on_apply = apply_what_if(&worker, &dispatch);
+    use_hash_sync(&state, on_apply.clone(), dispatch.clone());
+
+    let (file_input, help) = (use_node_ref(), use_node_ref());
+    let open_files = {
+        let file_input = file_input.clone();
+        Callback::from(move |()| click_input(&file_input))
+    };
+    let open_help = {
+        let help = help.clone();
+        Callback::from(move |()| show_help(&help))
+    };
+    use_effect_with((), |_| theme::apply_saved());
+    use_keyboard_shortcuts(dispatch.clone(), open_files, open_help.clone());
+
+    // Read once from the page (a query of the document), not at each render.
+    let published_page = use_memo((), |_| publication::is_publication());
+    let batch = {
+        let state = state.clone();
+        use_memo(state.files.clone(), move |_| {
+            let (rows, redteam) = state.batch_rows();
+            (Rc::new(rows), Rc::new(redteam))
+        })
+    };
+    let batch_runs = batch.0.len();
+    // Scorecard rows (no run view of their own, `file_id` none) are summaries.
+    let scorecard_runs = batch.0.iter().filter(|row| row.file_id.is_none()).count();
+    let (print_header, print_margins) = print::print_header(&state, batch_runs);
+    use_print_margins(print_margins);
+
+    let on_save = save_as_one_file(&worker, &dispatch, &state.whatif, state.publication.clone());
+    let on_select = dispatch.reform(Action::Select);
+    let on_remove = remove_file(&worker, &dispatch);
+    let on_import = to_worker(&worker, |bridge, (name, bytes): (String, Vec<u8>)| bridge.read_settings(&name, bytes));
+    let on_pick_canaries =
+        to_worker(&worker, |bridge, (name, bytes): (String, Vec<u8>)| bridge.read_canaries(&name, bytes));
+    let on_clear_canaries = to_worker(&worker, |bridge, ()| bridge.clear_canaries());
+
+    html! {
+        <DropZone worker_ready={state.worker_ready} on_add={add.clone()}>
+            <Header {file_input} on_add={add.clone()} examples={!*published_page} can_save={!state.files.is_empty()}
+                saving={state.saving.clone()} {on_save} on_help={open_help} />
+            { print_header }
+            <main>
+                if let Some(publication) = &state.publication {
+                    <Provenance publication={publication.clone()} />
+                }
+                if state.src_prompt {
+                    <SrcPrompt src={state.src.clone()} on_add={add} on_answered={dispatch.reform(|()| Action::SrcAnswered)} />
+                }
+                if state.files.is_empty() {
+                    <Welcome />
+                } else {
+                    <Tabs tab={state.tab} {batch_runs} on_show={dispatch.reform(Action::ShowTab)} />
+                    if !state.whatif.is_reference_default() {
+                        <WhatIfBanner whatif={state.whatif.clone()} {scorecard_runs} on_apply={on_apply.clone()} />
+                    }
+                    if state.tab == Tab::Runs {
+                        <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} on_remove={on_remove.clone()} />
+                        if let Some((entry, run)) = state.selected_run() {
+                            // Keyed by file, so a newly shown run starts with no event highlighted.
+                            <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} on_close={dispatch.reform(|()| Action::CloseRun)}
+                                whatif={state.whatif.clone()} filters={state.finding_filters.clone()} on_filters={dispatch.reform(Action::SetFindingFilters)} />
+                        }
+                    } else if state.tab == Tab::Batch {
+                        <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} on_settings={dispatch.reform(Action::SetBatch)}
+                            on_open={on_select} {on_remove} whatif={state.whatif.clone()} />
+                    } else if state.tab == Tab::Compare {
+                        <CompareView files={state.files.clone()} rows={batch.0.clone()} settings={state.batch} />
+                    } else {
+                        <ScoringPanel applied={state.whatif.clone()} rejected={state.whatif_rejected.clone()} {on_apply} {on_import} />
+                        <CanaryPanel in_force={state.canaries.clone()} problem={state.canaries_problem.clone()} on_pick={on_pick_canaries} on_clear={on_clear_canaries} />
+                    }
+                }
+            </main>
+            <footer class="foot">
+                { "Runs offline: no server, no analytics, no network requests beyond this site's own files. Scores follow AgentLeak 0.17.0's AgentRisk (RI = WSL / ρ_S). Example reports: AgentLeak, MIT licence." }
+            </footer>
+            <HelpDialog dialog={help} />
+        </DropZone>
+    }
+}
+
+/// New what-if settings: to the worker (which analyses again with them),
+/// and into the state as sent.
+fn apply_what_if(worker: &Worker, dispatch: &Callback<Action>) -> Callback<WhatIf> {
+    let send = to_worker(worker, |bridge, settings: WhatIf| bridge.send_settings(&settings.to_settings_yaml()));
+    let dispatch = dispatch.clone();
+    Callback::from(move |settings: WhatIf| {
+        send.emit(settings.clone());
+        dispatch.emit(Action::ApplyWhatIf(settings));
+    })
+}
+
+/// A file removed: the worker forgets it, and its row goes.
+fn remove_file(worker: &Worker, dispatch: &Callback<Action>) -> Callback<u32> {
+    let forget = to_worker(worker, |bridge, id| bridge.forget(id));
+    let dispatch = dispatch.clone();
+    Callback::from(move |id| {
+        forget.emit(id);
+        dispatch.emit(Action::Remove(id));
+    })
+}
