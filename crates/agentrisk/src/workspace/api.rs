@@ -22,6 +22,7 @@ use serde::Serialize;
 /// is wrong. `Display` is `file: where: what`, the CLI's words after its
 /// `agentrisk: ` prefix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[error("{file}: {}{problem}", if place.is_empty() { String::new() } else { format!("{place}: ") })]
 pub struct ApiError {
     /// The file's name as the caller gave it (or the option, e.g. `confidence`).
