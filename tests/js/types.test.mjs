@@ -36,7 +36,7 @@ const scored: RescoreResult = rescoreReport(report, { config: "", failBelow: 40,
 const ok: boolean = scored.consistent && scored.mismatches.every((m) => m.field.length > 0);
 const summary: BatchSummary = summarizeBatch([{ name: "a.json", data: json, folder: "x" }], { groupBy: "scenario", confidence: 0.9 });
 const leak: number | null = summary.leak_rate.rate;
-const grouped = summarizeBatch([], { skipUnreadable: true });
+const grouped = summarizeBatch([], { canaries: { semantic: ["s"] }, skipUnreadable: true });
 const l4: number = grouped.level_leak_rates.L4.k + (grouped.channel_leak_rates.tool_call?.n ?? 0);
 const fromReports: boolean | undefined = grouped.groups?.["x"]?.channel_leak_rates.log?.n_from_reports;
 const passed: number | undefined = grouped.verdicts.Pass?.count;
@@ -55,7 +55,8 @@ analyzeTrace(42);
 summarizeBatch([{ name: "a", data: "" }], { groupBy: "team" });
 const s: string = wilson(1, 2).rate;
 const c: Channel = "email";
+summarizeBatch([], { canaries: { obvious: "x" } });
 `;
   const errors = compile(dir, "bad.mts", bad);
-  assert.equal((errors.match(/error TS/g) ?? []).length, 4, errors);
+  assert.equal((errors.match(/error TS/g) ?? []).length, 5, errors);
 });

@@ -170,6 +170,10 @@ export type BatchOptions = {
    */
   configName?: string;
   /**
+   * Canary values for every trace, as `analyzeTrace` takes them.
+   */
+  canaries?: Canaries;
+  /**
    * Leave unreadable files out (as the CLI does) instead of throwing.
    */
   skipUnreadable?: boolean;

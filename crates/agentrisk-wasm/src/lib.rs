@@ -169,6 +169,10 @@ struct BatchOptionsIn {
     config: Option<String>,
     /// The config's name in errors (default `agentleak.yaml`).
     config_name: Option<String>,
+    /// Canary values for every trace, as `analyzeTrace` takes them.
+    // wired by the analyser change
+    #[allow(dead_code)]
+    canaries: Option<CanaryLists>,
     /// Leave unreadable files out (as the CLI does) instead of throwing.
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     skip_unreadable: bool,
@@ -182,6 +186,7 @@ impl Default for BatchOptionsIn {
             group_by: None,
             config: None,
             config_name: None,
+            canaries: None,
             skip_unreadable: false,
         }
     }
