@@ -42,6 +42,11 @@ if wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $wb_version"; the
   cargo install wasm-bindgen-cli --version "$wb_version"
 fi
 
+step "cargo-machete $MACHETE_VERSION (unused dependencies, run by test.sh)"
+if cargo machete --version 2>/dev/null | grep -qx "$MACHETE_VERSION"; then echo "present"; else
+  cargo install cargo-machete --version "$MACHETE_VERSION" --locked
+fi
+
 step "npm tools (binaryen wasm-opt, playwright-core, axe-core)"
 if [ -x node_modules/.bin/wasm-opt ] && [ -f node_modules/.stamp ] && [ ! package-lock.json -nt node_modules/.stamp ]; then
   echo "present"

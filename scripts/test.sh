@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every check: formatting, clippy (native
-# and wasm32), native tests, the npm package built and tested in Node,
-# wasm-bindgen tests in headless Chromium, the release build, the
-# malformed-input set against the release CLI (built with the viewer inside),
-# and the end-to-end browser tests against dist/.
+# and wasm32), unused dependencies (cargo machete), native tests, the npm
+# package built and tested in Node, wasm-bindgen tests in headless Chromium,
+# the release build, the malformed-input set against the release CLI (built
+# with the viewer inside), and the end-to-end browser tests against dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -20,6 +20,12 @@ cargo clippy --offline --workspace --all-targets -- -D warnings
 
 step "cargo clippy (wasm32 viewer)"
 cargo clippy --offline --target wasm32-unknown-unknown -p agentrisk-viewer --all-targets -- -D warnings
+
+# Text search over each crate's sources (fast, offline); a dependency it
+# cannot see used is listed, with the reason, under its Cargo.toml's
+# [package.metadata.cargo-machete] ignored.
+step "cargo machete (unused dependencies)"
+cargo machete
 
 step "cargo test --workspace (native)"
 cargo test --offline --workspace

@@ -13,6 +13,7 @@ use crate::state::{BatchSettings, FindingFilters, Tab, ViewState};
 use agentrisk::batch::GroupBy;
 use agentrisk::config::Builtin;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// The hash for `view` (without the leading `#`); defaults are left out.
 pub fn to_hash(view: &ViewState) -> String {
@@ -162,38 +163,19 @@ pub fn from_hash(hash: &str) -> ViewState {
     view
 }
 
-/// Percent-encodes everything but unreserved characters.
+/// What a hash value keeps as it is: the unreserved characters and `,:;`,
+/// which separate list items in a value; everything else is percent-encoded.
+const KEPT: &AsciiSet =
+    &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~').remove(b',').remove(b':').remove(b';');
+
 fn encode(text: &str) -> String {
-    let mut out = String::new();
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b',' | b':' | b';' => {
-                out.push(byte as char)
-            }
-            _ => out.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    out
+    utf8_percent_encode(text, KEPT).to_string()
 }
 
+/// A hash value decoded; a `%` not followed by two hex digits stays as it
+/// is, and bytes that are no UTF-8 become U+FFFD.
 fn decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (byte, ..) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_decode_str(text).decode_utf8_lossy().into_owned()
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Messages between the page and the analysis worker.
 //!
-//! Page → worker: a [`ToWorker`] as a plain JS object (a file travels as its
-//! `Blob`, which JSON cannot carry; both sides read and write the object
-//! only through [`ToWorker::to_js`] and [`ToWorker::from_js`]).
+//! Page → worker: a [`ToWorker`] as a plain JS object, through
+//! serde-wasm-bindgen (a file travels as its `Blob`, which JSON cannot
+//! carry, and bytes as a `Uint8Array`); both sides convert only through
+//! [`ToWorker::to_js`] and [`ToWorker::from_js`].
 //! Worker → page: a JSON string of [`FromWorker`]. JSON strings cross the
 //! boundary faster than structured clones of nested objects, and only
 //! finished summaries ever reach the page: for a trace, its computed report
@@ -16,7 +17,7 @@ use agentrisk::publish::FileCheck;
 use agentrisk::util::json_len;
 use agentrisk::workspace::{CanariesUsed, EventRow, FileResult, Stage};
 use serde::{Deserialize, Serialize};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 /// Files larger than this get progress lines in their row while they are
 /// read and analysed; smaller ones are done before a status would be seen.
@@ -204,14 +205,21 @@ impl Progress {
 
 /// What the page can send for reading: a file's blob, or a same-origin URL
 /// (a bundled sample or a `#src=` link) the worker fetches.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Source {
-    Blob(web_sys::Blob),
+    /// Kept a JS value: `postMessage` hands the worker the same file,
+    /// never a copy of its bytes (only serde-wasm-bindgen can carry it).
+    Blob(#[serde(with = "serde_wasm_bindgen::preserve")] web_sys::Blob),
     Url(String),
 }
 
-/// A message from the page to the worker.
-#[derive(Debug, Clone)]
+/// A message from the page to the worker. Externally tagged
+/// (`{"open": {...}}`, `"clear_canaries"`), like [`FromWorker`]: an
+/// internally tagged enum is read through serde's buffer, which would lose
+/// the blob.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ToWorker {
     /// Read, analyse and keep file `id`; `folder` is where it was picked
     /// from (empty when not known).
@@ -219,18 +227,31 @@ pub enum ToWorker {
     /// New what-if settings as `agentleak.yaml` text (`""`: the reference's defaults).
     Settings { yaml: String },
     /// Read an imported `agentleak.yaml` file into the form's values.
-    ReadSettings { name: String, bytes: Vec<u8> },
+    /// (Bytes cross as a `Uint8Array`, not an array of numbers.)
+    ReadSettings {
+        name: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    },
     /// Drop file `id`.
     Forget { id: u32 },
     /// Read a picked canary-set file and analyse every trace with it.
-    ReadCanaries { name: String, bytes: Vec<u8> },
+    ReadCanaries {
+        name: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    },
     /// Drop the canary set: each trace's own `metadata.canaries` applies.
     ClearCanaries,
     /// The files that come next are a publication's: check each one, when
     /// first analysed, against this manifest (its JSON text).
     Publication { manifest: String },
     /// Write what is loaded as a single-file review pack.
-    SavePack { request: PackRequest, wasm: Vec<u8> },
+    SavePack {
+        request: PackRequest,
+        #[serde(with = "serde_bytes")]
+        wasm: Vec<u8>,
+    },
 }
 
 /// What a review pack is made of, besides the files the worker holds.
@@ -249,119 +270,18 @@ pub struct PackRequest {
     pub wasm_deflated: Option<(usize, String)>,
 }
 
-/// The keys of a [`ToWorker`] object, written and read only here.
-mod key {
-    pub const KIND: &str = "kind";
-    pub const ID: &str = "id";
-    pub const NAME: &str = "name";
-    pub const FOLDER: &str = "folder";
-    pub const BLOB: &str = "blob";
-    pub const URL: &str = "url";
-    pub const YAML: &str = "yaml";
-    /// A manifest's or a pack request's JSON text.
-    pub const TEXT: &str = "text";
-    pub const BYTES: &str = "bytes";
-}
-
-/// The `kind` of each [`ToWorker`].
-mod kind {
-    pub const OPEN: &str = "open";
-    pub const SETTINGS: &str = "settings";
-    pub const READ_SETTINGS: &str = "read_settings";
-    pub const FORGET: &str = "forget";
-    pub const READ_CANARIES: &str = "read_canaries";
-    pub const CLEAR_CANARIES: &str = "clear_canaries";
-    pub const PUBLICATION: &str = "publication";
-    pub const SAVE_PACK: &str = "save_pack";
-}
-
 impl ToWorker {
     /// The message as a JS object for `postMessage`.
     pub fn to_js(&self) -> JsValue {
-        let object = js_sys::Object::new();
-        let set = |key: &str, value: JsValue| {
-            // Setting a property on a fresh plain object cannot fail.
-            let _ = js_sys::Reflect::set(&object, &key.into(), &value);
-        };
-        match self {
-            ToWorker::Open { id, name, folder, source } => {
-                set(key::KIND, kind::OPEN.into());
-                set(key::ID, (*id).into());
-                set(key::NAME, name.into());
-                set(key::FOLDER, folder.into());
-                match source {
-                    Source::Blob(blob) => set(key::BLOB, blob.into()),
-                    Source::Url(url) => set(key::URL, url.into()),
-                }
-            }
-            ToWorker::Settings { yaml } => {
-                set(key::KIND, kind::SETTINGS.into());
-                set(key::YAML, yaml.into());
-            }
-            ToWorker::ReadSettings { name, bytes } => {
-                set(key::KIND, kind::READ_SETTINGS.into());
-                set(key::NAME, name.into());
-                set(key::BYTES, js_sys::Uint8Array::from(bytes.as_slice()).into());
-            }
-            ToWorker::Forget { id } => {
-                set(key::KIND, kind::FORGET.into());
-                set(key::ID, (*id).into());
-            }
-            ToWorker::ReadCanaries { name, bytes } => {
-                set(key::KIND, kind::READ_CANARIES.into());
-                set(key::NAME, name.into());
-                set(key::BYTES, js_sys::Uint8Array::from(bytes.as_slice()).into());
-            }
-            ToWorker::ClearCanaries => set(key::KIND, kind::CLEAR_CANARIES.into()),
-            ToWorker::Publication { manifest } => {
-                set(key::KIND, kind::PUBLICATION.into());
-                set(key::TEXT, manifest.into());
-            }
-            ToWorker::SavePack { request, wasm } => {
-                set(key::KIND, kind::SAVE_PACK.into());
-                set(key::TEXT, serde_json::to_string(request).unwrap_or_default().into());
-                set(key::BYTES, js_sys::Uint8Array::from(wasm.as_slice()).into());
-            }
-        }
-        object.into()
+        // Cannot fail: a message's numbers are `u32`s and wasm32 `usize`s,
+        // all safe JavaScript integers, and its blob passes as it is. Were
+        // it to fail, the worker gets the reason in place of the message
+        // and reports it as unreadable, rather than nothing being sent.
+        serde_wasm_bindgen::to_value(self).unwrap_or_else(|e| JsValue::from_str(&format!("unsendable message: {e}")))
     }
 
     /// The message a JS object holds, or what is wrong with it.
     pub fn from_js(message: &JsValue) -> Result<ToWorker, String> {
-        let field = |key: &str| js_sys::Reflect::get(message, &key.into()).unwrap_or(JsValue::UNDEFINED);
-        let text = |key: &str| field(key).as_string().ok_or_else(|| format!("message without a text `{key}`"));
-        let id = || {
-            field(key::ID)
-                .as_f64()
-                .filter(|id| id.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(id))
-                .map(|id| id as u32)
-                .ok_or_else(|| "message without a file id".to_owned())
-        };
-        let bytes = || {
-            field(key::BYTES)
-                .dyn_into::<js_sys::Uint8Array>()
-                .map(|bytes| bytes.to_vec())
-                .map_err(|_| "message without the file's bytes".to_owned())
-        };
-        match text(key::KIND)?.as_str() {
-            kind::OPEN => {
-                let source = match field(key::BLOB).dyn_into::<web_sys::Blob>() {
-                    Ok(blob) => Source::Blob(blob),
-                    Err(_) => Source::Url(text(key::URL)?),
-                };
-                Ok(ToWorker::Open { id: id()?, name: text(key::NAME)?, folder: text(key::FOLDER)?, source })
-            }
-            kind::SETTINGS => Ok(ToWorker::Settings { yaml: text(key::YAML)? }),
-            kind::READ_SETTINGS => Ok(ToWorker::ReadSettings { name: text(key::NAME)?, bytes: bytes()? }),
-            kind::FORGET => Ok(ToWorker::Forget { id: id()? }),
-            kind::READ_CANARIES => Ok(ToWorker::ReadCanaries { name: text(key::NAME)?, bytes: bytes()? }),
-            kind::CLEAR_CANARIES => Ok(ToWorker::ClearCanaries),
-            kind::PUBLICATION => Ok(ToWorker::Publication { manifest: text(key::TEXT)? }),
-            kind::SAVE_PACK => {
-                let request = serde_json::from_str(&text(key::TEXT)?).map_err(|e| format!("pack request: {e}"))?;
-                Ok(ToWorker::SavePack { request, wasm: bytes()? })
-            }
-            other => Err(format!("unknown message kind {other:?}")),
-        }
+        serde_wasm_bindgen::from_value(message.clone()).map_err(|e| format!("unreadable message: {e}"))
     }
 }

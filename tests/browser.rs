@@ -6,7 +6,7 @@ use agentrisk::analyser::Analyser;
 use agentrisk::workspace::FileResult;
 use agentrisk_viewer::components::run_detail::{RunDetail, RunDetailProps};
 use agentrisk_viewer::components::run_table::{RunTable, RunTableProps};
-use agentrisk_viewer::protocol::Phase;
+use agentrisk_viewer::protocol::{PackRequest, Phase, Source, ToWorker};
 use agentrisk_viewer::state::{FileEntry, FileStatus, Progress, Run};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -189,6 +189,64 @@ async fn a_trace_run_view_lists_events_and_links_findings_to_them() {
     assert_eq!(row.get_attribute("data-event-id").as_deref(), Some("evt_006"));
     assert_eq!(gloo_utils_document().active_element().and_then(|e| e.get_attribute("id")).as_deref(), Some("event-5"));
     root.remove();
+}
+
+/// `value` as the worker receives it from `postMessage`: a structured clone.
+fn structured_clone(value: &wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
+    let clone: js_sys::Function = js_sys::Reflect::get(&js_sys::global(), &"structuredClone".into()).unwrap().into();
+    clone.call1(&wasm_bindgen::JsValue::UNDEFINED, value).unwrap()
+}
+
+fn get(object: &wasm_bindgen::JsValue, key: &str) -> wasm_bindgen::JsValue {
+    js_sys::Reflect::get(object, &key.into()).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn every_message_to_the_worker_crosses_as_a_js_object_and_back() {
+    let text = "{\"run_id\": \"r1\", \"events\": []}";
+    let blob = web_sys::Blob::new_with_str_sequence(&js_sys::Array::of1(&text.into())).unwrap();
+    let request = PackRequest {
+        title: "Nightly".into(),
+        include_traces: false,
+        settings: None,
+        css: "body{}".into(),
+        glue: "export default 1".into(),
+        favicon: "data:image/svg+xml;base64,PHN2Zy8+".into(),
+        wasm_deflated: Some((4, "!!!!#".into())),
+    };
+    let bytes: Vec<u8> = (0..=255).collect();
+    let messages = [
+        ToWorker::Open { id: 1, name: "a.json".into(), folder: "runs".into(), source: Source::Blob(blob.clone()) },
+        ToWorker::Open { id: 2, name: "b.json".into(), folder: String::new(), source: Source::Url("/s/b.json".into()) },
+        ToWorker::Settings { yaml: "scoring: {}".into() },
+        ToWorker::ReadSettings { name: "agentleak.yaml".into(), bytes: bytes.clone() },
+        ToWorker::Forget { id: u32::MAX },
+        ToWorker::ReadCanaries { name: "c.json".into(), bytes: b"{}".to_vec() },
+        ToWorker::ClearCanaries,
+        ToWorker::Publication { manifest: "{\"files\": []}".into() },
+        ToWorker::SavePack { request, wasm: bytes.clone() },
+    ];
+    for message in &messages {
+        assert_eq!(ToWorker::from_js(&message.to_js()).as_ref(), Ok(message));
+    }
+
+    // The page posts the blob itself, not its bytes; bytes go as one Uint8Array.
+    let open = messages[0].to_js();
+    assert!(js_sys::Object::is(&get(&get(&get(&open, "open"), "source"), "blob"), &blob));
+    let sent = get(&get(&messages[3].to_js(), "read_settings"), "bytes");
+    assert!(sent.is_instance_of::<js_sys::Uint8Array>(), "{sent:?}");
+    assert_eq!(js_sys::Uint8Array::from(sent).to_vec(), bytes);
+
+    // Through postMessage's structured clone the worker gets a blob with the same contents.
+    let Ok(ToWorker::Open { id: 1, source: Source::Blob(received), .. }) = ToWorker::from_js(&structured_clone(&open))
+    else {
+        panic!("not an open message with a blob")
+    };
+    let read = wasm_bindgen_futures::JsFuture::from(received.text()).await.unwrap();
+    assert_eq!(read.as_string().as_deref(), Some(text));
+
+    let unknown = ToWorker::from_js(&"reload".into()).unwrap_err();
+    assert!(unknown.starts_with("unreadable message: ") && unknown.contains("unknown variant `reload`"), "{unknown}");
 }
 
 fn gloo_utils_document() -> web_sys::Document {

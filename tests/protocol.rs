@@ -1,10 +1,14 @@
-//! Results through the page ↔ worker messages, natively: a result's long
-//! lists cross in parts of about `PART_BYTES` and are put back whole.
+//! The page ↔ worker messages, natively: every message to the worker keeps
+//! its shape through serde (a blob crosses only in a browser: tests/browser.rs),
+//! and a result's long lists cross in parts of about `PART_BYTES` and are
+//! put back whole.
 
 use agentrisk::analyser::Analyser;
 use agentrisk::workspace::{FileResult, FINDING_LIMIT};
-use agentrisk_viewer::protocol::{join_result, split_result, FromWorker, ResultPart, PART_BYTES};
-use serde_json::Value;
+use agentrisk_viewer::protocol::{
+    join_result, split_result, FromWorker, PackRequest, ResultPart, Source, ToWorker, PART_BYTES,
+};
+use serde_json::{json, Value};
 use std::path::Path;
 
 const CLOCK: &str = "2026-12-02T12:00:00.000Z";
@@ -74,4 +78,73 @@ fn a_large_result_reaches_the_page_in_short_parts_and_whole() {
     );
     let mut failed = analyze(b"[]", "file.json", "", CLOCK.to_owned());
     assert!(matches!(failed, FileResult::Error { .. }) && split_result(&mut failed).is_empty());
+}
+
+/// The tag of each message, so that a new variant fails to compile here
+/// until it has a case below.
+fn tag(message: &ToWorker) -> &'static str {
+    match message {
+        ToWorker::Open { .. } => "open",
+        ToWorker::Settings { .. } => "settings",
+        ToWorker::ReadSettings { .. } => "read_settings",
+        ToWorker::Forget { .. } => "forget",
+        ToWorker::ReadCanaries { .. } => "read_canaries",
+        ToWorker::ClearCanaries => "clear_canaries",
+        ToWorker::Publication { .. } => "publication",
+        ToWorker::SavePack { .. } => "save_pack",
+    }
+}
+
+#[test]
+fn every_message_to_the_worker_keeps_its_shape_and_comes_back_whole() {
+    let request = PackRequest {
+        title: "Nightly".into(),
+        include_traces: true,
+        settings: Some(("strict.yaml".into(), "scoring: {fail_below: 60}".into())),
+        css: "body{}".into(),
+        glue: "export default 1".into(),
+        favicon: "<svg/>".into(),
+        wasm_deflated: Some((4, "!!!!#".into())),
+    };
+    // JSON writes bytes as numbers; serde-wasm-bindgen makes them one
+    // Uint8Array (checked in tests/browser.rs).
+    let cases = [
+        (
+            ToWorker::Open {
+                id: 3,
+                name: "hr.json".into(),
+                folder: "runs".into(),
+                source: Source::Url("/s/hr.json".into()),
+            },
+            json!({"open": {"id": 3, "name": "hr.json", "folder": "runs", "source": {"url": "/s/hr.json"}}}),
+        ),
+        (ToWorker::Settings { yaml: "scoring: {}".into() }, json!({"settings": {"yaml": "scoring: {}"}})),
+        (
+            ToWorker::ReadSettings { name: "agentleak.yaml".into(), bytes: b"a: 1".to_vec() },
+            json!({"read_settings": {"name": "agentleak.yaml", "bytes": [97, 58, 32, 49]}}),
+        ),
+        (ToWorker::Forget { id: 4_000_000_000 }, json!({"forget": {"id": 4_000_000_000u32}})),
+        (
+            ToWorker::ReadCanaries { name: "c.json".into(), bytes: vec![0, 255] },
+            json!({"read_canaries": {"name": "c.json", "bytes": [0, 255]}}),
+        ),
+        (ToWorker::ClearCanaries, json!("clear_canaries")),
+        (ToWorker::Publication { manifest: "{}".into() }, json!({"publication": {"manifest": "{}"}})),
+        (
+            ToWorker::SavePack { request: request.clone(), wasm: vec![0, 97, 115, 109] },
+            json!({"save_pack": {"request": {
+                "title": "Nightly", "include_traces": true, "settings": ["strict.yaml", "scoring: {fail_below: 60}"],
+                "css": "body{}", "glue": "export default 1", "favicon": "<svg/>", "wasm_deflated": [4, "!!!!#"],
+            }, "wasm": [0, 97, 115, 109]}}),
+        ),
+    ];
+    let tags: std::collections::BTreeSet<&str> = cases.iter().map(|(message, _)| tag(message)).collect();
+    assert_eq!(tags.len(), 8, "one case per variant: {tags:?}");
+    for (message, shape) in cases {
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(value, shape);
+        assert_eq!(serde_json::from_value::<ToWorker>(value).unwrap(), message);
+    }
+    let wrong = serde_json::from_value::<ToWorker>(json!({"forget": {"id": -1}})).unwrap_err().to_string();
+    assert!(wrong.contains("invalid value: integer `-1`"), "{wrong}");
 }

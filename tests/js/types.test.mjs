@@ -1,5 +1,6 @@
-// index.d.ts against use: a TypeScript file that calls every export, and
-// one that misuses them, compiled by tsc against the installed package.
+// index.d.ts (generated from the Rust types, crates/agentrisk-wasm/src/typescript.rs)
+// against use: a TypeScript file that calls every export and reads nested
+// values, and one that misuses them, compiled by tsc against the installed package.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -24,7 +25,7 @@ test("the declarations type every export, and reject misuse", async () => {
   const { dir } = await installed();
   const good = `
 import { ready, analyzeTrace, analyzeTraceJson, rescoreReport, summarizeBatch, wilson, version, initialize,
-  type Report, type RescoreResult, type BatchSummary, type Rate, type AgentRiskError } from "agentrisk";
+  type Report, type RescoreResult, type BatchSummary, type Rate, type AgentRiskError, type Channel } from "agentrisk";
 await ready;
 await initialize();
 const report: Report = analyzeTrace("{}", { config: "scoring: {}", canaries: { obvious: ["x"] }, failUnder: 60 });
@@ -35,18 +36,27 @@ const scored: RescoreResult = rescoreReport(report, { config: "", failBelow: 40,
 const ok: boolean = scored.consistent && scored.mismatches.every((m) => m.field.length > 0);
 const summary: BatchSummary = summarizeBatch([{ name: "a.json", data: json, folder: "x" }], { groupBy: "scenario", confidence: 0.9 });
 const leak: number | null = summary.leak_rate.rate;
+const grouped = summarizeBatch([], { canaries: { semantic: ["s"] }, skipUnreadable: true });
+const l4: number = grouped.level_leak_rates.L4.k + (grouped.channel_leak_rates.tool_call?.n ?? 0);
+const fromReports: boolean | undefined = grouped.groups?.["x"]?.channel_leak_rates.log?.n_from_reports;
+const passed: number | undefined = grouped.verdicts.Pass?.count;
+const status: string | undefined = report.compliance?.frameworks[0]?.status;
+const firstChannel: Channel | undefined = report.leak_paths?.[0]?.channels[0];
+const level: number = report.findings[0].level;
 const rate: Rate = wilson(1, 2, { continuityCorrection: true });
 const v: string = version;
 try { analyzeTrace(""); } catch (e) { const err = e as AgentRiskError; const parts: string[] = [err.file, err.where, err.what]; }
-export { ri, channel, ok, leak, rate, v };
+export { ri, channel, ok, leak, rate, v, l4, fromReports, passed, status, firstChannel, level };
 `;
   assert.equal(compile(dir, "good.mts", good), "");
   const bad = `
-import { analyzeTrace, summarizeBatch, wilson } from "agentrisk";
+import { analyzeTrace, summarizeBatch, wilson, type Channel } from "agentrisk";
 analyzeTrace(42);
 summarizeBatch([{ name: "a", data: "" }], { groupBy: "team" });
 const s: string = wilson(1, 2).rate;
+const c: Channel = "email";
+summarizeBatch([], { canaries: { obvious: "x" } });
 `;
   const errors = compile(dir, "bad.mts", bad);
-  assert.equal((errors.match(/error TS/g) ?? []).length, 3, errors);
+  assert.equal((errors.match(/error TS/g) ?? []).length, 5, errors);
 });

@@ -19,21 +19,27 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+#[cfg(test)]
+mod typescript;
+
 /// The package's version (the crate's, from Cargo).
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
 
+/// The options of `analyzeTrace` and `analyzeTraceJson`.
 #[derive(Default, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 struct AnalyzeOptions {
-    /// `agentleak.yaml` text.
+    /// `agentleak.yaml` text (as `agentrisk run -c`).
     config: Option<String>,
     /// The config's name in errors (default `agentleak.yaml`).
     config_name: Option<String>,
+    /// Canary values (as `agentrisk run --canaries`).
     canaries: Option<CanaryLists>,
-    /// `run --fail-under N`.
+    /// Block a run whose privacy score is below N (as `run --fail-under N`).
     fail_under: Option<i64>,
     /// The trace's name in errors (default `trace`).
     name: Option<String>,
@@ -41,13 +47,18 @@ struct AnalyzeOptions {
     generated_at: Option<String>,
 }
 
+/// Canary values by kind; a missing list is empty.
 #[derive(Default, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Canaries"))]
 struct CanaryLists {
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     obvious: Vec<String>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     realistic: Vec<String>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     semantic: Vec<String>,
 }
 
@@ -89,11 +100,14 @@ fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Repo
     analyser.trace_report(Named { name, bytes: &bytes }).map_err(|e| js_error(&e))
 }
 
+/// The options of `rescoreReport`.
 #[derive(Default, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 struct RescoreOptions {
-    /// What if: an `agentleak.yaml` whose weights, vault and gate apply.
+    /// What if: an `agentleak.yaml` whose weights, vault and gate apply (as `score -c`).
     config: Option<String>,
+    /// The config's name in errors (default `agentleak.yaml`).
     config_name: Option<String>,
     /// `score --fail-below N`: pins the runs' gate.
     fail_below: Option<i64>,
@@ -107,10 +121,13 @@ struct RescoreOptions {
 /// the stored values the recomputation does not reproduce and the what-if
 /// notes.
 #[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 struct RescoreResult<'a> {
     #[serde(flatten)]
     record: &'a agentrisk::ScoreRecord,
+    /// The stored values the recomputation does not reproduce.
     mismatches: &'a [agentrisk::report::Mismatch],
+    /// What the what-if config asks for that a report cannot show, in plain words.
     notes: &'a [String],
 }
 
@@ -135,17 +152,29 @@ pub fn rescore_report(report: JsValue, options: JsValue) -> Result<JsValue, JsVa
     to_js(&RescoreResult { record: &scored.record, mismatches: &scored.rescore.mismatches, notes: &scored.notes })
 }
 
+/// The options of `summarizeBatch`.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "BatchOptions", optional_fields))]
 #[serde(rename_all = "camelCase", default)]
 struct BatchOptionsIn {
+    /// Interval confidence level, 0 < C < 1 (default 0.95).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     confidence: f64,
+    /// Wilson intervals with continuity correction (default false).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     continuity_correction: bool,
+    /// How runs are grouped.
+    // The names `group_by_from_name` takes, which no Rust type lists.
+    #[cfg_attr(test, ts(type = r#""agent" | "scenario" | "scenario_family" | "folder""#, optional))]
     group_by: Option<String>,
+    /// `agentleak.yaml` text for analysing traces.
     config: Option<String>,
+    /// The config's name in errors (default `agentleak.yaml`).
     config_name: Option<String>,
     /// Canary values for every trace (as `agentrisk batch --canaries`).
     canaries: Option<CanaryLists>,
     /// Leave unreadable files out (as the CLI does) instead of throwing.
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     skip_unreadable: bool,
 }
 
@@ -203,10 +232,16 @@ pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsVa
     to_js(&outcome.summary)
 }
 
+/// The options of `wilson`.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 struct WilsonOptions {
+    /// Interval confidence level, 0 < C < 1 (default 0.95).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     confidence: f64,
+    /// Wilson intervals with continuity correction (default false).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     continuity_correction: bool,
 }
 

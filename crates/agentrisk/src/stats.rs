@@ -207,6 +207,7 @@ fn percent_label(confidence: f64) -> String {
 /// `{"k", "n", "rate", "lower", "upper"}`; with `n = 0` the last three are
 /// `null`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Rate {
     pub k: u64,
     pub n: u64,
@@ -225,6 +226,7 @@ impl Rate {
 /// Mean, median, minimum and maximum of some numbers; all `None` when there
 /// are none. Serialises as `{"mean", "median", "min", "max"}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ValueStats {
     pub mean: Option<f64>,
     pub median: Option<f64>,

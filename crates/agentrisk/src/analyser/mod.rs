@@ -46,6 +46,7 @@ pub use crate::pipeline::{warm_up, AnalysisError, LoadFileError, Progress, Stage
 /// is wrong. `Display` is `file: where: what`, the CLI's words after its
 /// `agentrisk: ` prefix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[error("{file}: {}", self.message())]
 pub struct ApiError {
     /// The file's name as the caller gave it (or the option, e.g. `confidence`).

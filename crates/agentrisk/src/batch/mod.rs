@@ -144,28 +144,36 @@ pub fn group_key(run: &RunFacts, by: GroupBy) -> String {
 /// The summary of a batch (or of one group of it). See the module doc for
 /// every definition and for the JSON shape.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BatchSummary {
     pub runs: u64,
     pub confidence: f64,
     pub continuity_correction: bool,
     pub leak_rate: Rate,
     pub block_rate: Rate,
+    #[cfg_attr(feature = "typescript", ts(as = "BTreeMap<Verdict, VerdictShare>"))]
     #[serde(serialize_with = "keyed_map")]
     pub verdicts: Vec<VerdictShare>,
+    #[cfg_attr(feature = "typescript", ts(as = "BTreeMap<Channel, ChannelLeakRate>"))]
     #[serde(serialize_with = "keyed_map")]
     pub channel_leak_rates: Vec<ChannelLeakRate>,
+    // Keyed by `Level::label`s, which no Rust type spells.
+    #[cfg_attr(feature = "typescript", ts(type = "{ L1: Rate, L2: Rate, L3: Rate, L4: Rate }"))]
     #[serde(serialize_with = "keyed_map")]
     pub level_leak_rates: Vec<LevelLeakRate>,
     pub risk_index: ValueStats,
     pub privacy_score: ValueStats,
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redteam: Option<RedTeamSummary>,
+    #[cfg_attr(feature = "typescript", ts(as = "Option<_>", optional))]
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub groups: BTreeMap<String, BatchSummary>,
 }
 
 /// How many runs got a verdict, and their share of all runs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct VerdictShare {
     /// The JSON key.
     #[serde(skip)]
@@ -176,6 +184,7 @@ pub struct VerdictShare {
 
 /// The leak rate on one disclosure channel.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ChannelLeakRate {
     /// The JSON key.
     #[serde(skip)]

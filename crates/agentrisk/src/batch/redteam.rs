@@ -99,6 +99,7 @@ impl RunResult {
 
 /// Red-team metrics of spec 5.2; see the module doc.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RedTeamSummary {
     pub runs: u64,
     /// Distinct scenario ids.
@@ -116,6 +117,7 @@ pub struct RedTeamSummary {
 
 /// ASR of one attack family or class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct AttackRate {
     pub id: String,
     pub name: String,
@@ -125,6 +127,7 @@ pub struct AttackRate {
 
 /// ELR of one run: `leaked` expected types over `total` vault fields.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RunElr {
     pub scenario_id: String,
     pub elr: f64,
@@ -134,6 +137,7 @@ pub struct RunElr {
 
 /// CLR of one primary channel.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ChannelLeakage {
     pub channel: String,
     #[serde(flatten)]

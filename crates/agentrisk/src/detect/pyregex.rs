@@ -207,19 +207,7 @@ pub fn needs_python_classes(text: &str) -> bool {
         return text.bytes().any(|b| (0x1C..=0x1F).contains(&b));
     }
     let table = disagreements();
-    text.chars().any(|c| {
-        table
-            .binary_search_by(|&(lo, hi)| {
-                if hi < c {
-                    std::cmp::Ordering::Less
-                } else if lo > c {
-                    std::cmp::Ordering::Greater
-                } else {
-                    std::cmp::Ordering::Equal
-                }
-            })
-            .is_ok()
-    })
+    text.chars().any(|c| crate::pyunicode::in_ranges(table, c))
 }
 
 /// A Python-syntax pattern, compiled for both paths.

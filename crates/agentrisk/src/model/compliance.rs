@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Compliance {
     pub frameworks: Vec<ComplianceFramework>,
     pub summary: ComplianceSummary,
@@ -20,6 +21,7 @@ pub struct Compliance {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum FrameworkStatus {
     Compliant,
@@ -27,6 +29,7 @@ pub enum FrameworkStatus {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ControlStatus {
     AtRisk,
@@ -36,6 +39,7 @@ pub enum ControlStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ComplianceFramework {
     pub id: String,
     pub name: String,
@@ -49,6 +53,7 @@ pub struct ComplianceFramework {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ComplianceControl {
     pub id: String,
     pub name: String,
@@ -69,9 +74,11 @@ pub struct ComplianceControl {
 
 /// The leaked findings an evidence list points at.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct EvidenceDetails {
     /// Shared: many controls cite the same findings (every channel control
     /// cites every leaked finding), so equal lists are one allocation.
+    #[cfg_attr(feature = "typescript", ts(as = "Vec<String>"))]
     #[serde(default, with = "super::shared_strs")]
     pub finding_ids: Arc<[Arc<str>]>,
     #[serde(default)]
@@ -85,6 +92,7 @@ pub struct EvidenceDetails {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ComplianceSummary {
     pub total: u64,
     pub compliant: u64,
@@ -94,6 +102,7 @@ pub struct ComplianceSummary {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CompliancePosture {
     pub status: FrameworkStatus,
     /// Ids of the non-compliant frameworks, most controls at risk first.
@@ -102,6 +111,7 @@ pub struct CompliancePosture {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FailedFramework {
     pub id: String,
     pub name: String,
@@ -109,6 +119,7 @@ pub struct FailedFramework {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ComplianceAssurance {
     /// `controls_at_risk` or `observed_clear`.
     pub status: String,
@@ -124,11 +135,15 @@ pub struct ComplianceAssurance {
 /// row per leaked finding id, and rows citing the same controls share their
 /// lists (a long trace has tens of thousands of rows and few distinct lists).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct EvidenceRow {
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     #[serde(with = "super::shared_str")]
     pub finding_id: Arc<str>,
+    #[cfg_attr(feature = "typescript", ts(as = "Vec<String>"))]
     #[serde(with = "super::shared_strs")]
     pub frameworks: Arc<[Arc<str>]>,
+    #[cfg_attr(feature = "typescript", ts(as = "Vec<String>"))]
     #[serde(with = "super::shared_strs")]
     pub controls: Arc<[Arc<str>]>,
 }
@@ -136,6 +151,7 @@ pub struct EvidenceRow {
 /// A reproducible hash of the run's headline numbers and evidence matrix
 /// (not a signature).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Integrity {
     pub algorithm: String,
     pub digest: String,
@@ -146,6 +162,7 @@ pub struct Integrity {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Disclaimer {
     #[serde(default)]
     pub text: String,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 /// Who talked to whom: one node per endpoint, one edge per distinct
 /// (source, target, channel).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Flow {
     #[serde(default)]
     pub nodes: Vec<FlowNode>,
@@ -17,6 +18,7 @@ pub struct Flow {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FlowNode {
     pub id: String,
     /// `agent`, `user`, `tool`, `memory`, `external`, `file`, `log` or `output`.
@@ -27,6 +29,7 @@ pub struct FlowNode {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FlowEdge {
     pub source: String,
     pub target: String,
@@ -46,6 +49,7 @@ pub struct FlowEdge {
 
 /// How one secret (data type + value) moved through the trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct LeakPath {
     pub data_type: String,
     /// The first step's value, redacted unless the run kept raw values.
@@ -59,6 +63,7 @@ pub struct LeakPath {
     pub leak_count: u64,
     #[serde(default)]
     pub channels: Vec<Channel>,
+    #[cfg_attr(feature = "typescript", ts(as = "Vec<String>"))]
     #[serde(default, with = "super::shared_strs")]
     pub agents: Vec<Arc<str>>,
     #[serde(default)]
@@ -69,12 +74,16 @@ pub struct LeakPath {
 /// steps repeat a few texts (event ids, node names, kinds, labels), so they
 /// are shared, not copied per step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct LeakStep {
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     #[serde(with = "super::shared_str")]
     pub event_id: Arc<str>,
     pub channel: Channel,
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     #[serde(with = "super::shared_str")]
     pub source: Arc<str>,
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     #[serde(with = "super::shared_str")]
     pub target: Arc<str>,
     /// `source` on a baseline channel, `leak` on a disclosure channel.

@@ -51,6 +51,7 @@ use std::fmt;
 
 /// The eight channels of a trace, in the reference's enum order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Channel {
     UserInput,
@@ -113,6 +114,7 @@ impl fmt::Display for Channel {
 
 /// An AgentRisk severity level, L1 (lowest) to L4 (critical).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(into = "u8", try_from = "i64")]
 pub struct Level(u8);
 
@@ -181,6 +183,7 @@ impl fmt::Display for Level {
 
 /// Counts per level L1..L4, serialised as `{"L1": n, "L2": n, "L3": n, "L4": n}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct LevelProfile {
     #[serde(rename = "L1", default)]
     pub l1: u64,
@@ -258,6 +261,7 @@ impl Severity {
 
 /// The verdict band of a privacy score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Verdict {
     #[serde(rename = "Pass")]
     Pass,

@@ -19,6 +19,7 @@ use std::sync::Arc;
 pub const REPORT_KIND: &str = "agentleak";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Report {
     pub report: String,
     pub version: i64,
@@ -78,6 +79,7 @@ pub struct Report {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Detection {
     #[serde(default)]
     pub mode: String,
@@ -88,6 +90,7 @@ pub struct Detection {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct PrivacyPolicy {
     #[serde(default)]
     pub enabled: bool,
@@ -103,6 +106,7 @@ pub struct PrivacyPolicy {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FlowsResult {
     pub rules_applied: u64,
     pub checked: u64,
@@ -110,6 +114,7 @@ pub struct FlowsResult {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FlowDecision {
     pub finding_id: String,
     pub data_type: String,
@@ -124,6 +129,7 @@ pub struct FlowDecision {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct PolicyViolation {
     pub rule: String,
     #[serde(default)]
@@ -135,6 +141,7 @@ pub struct PolicyViolation {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Utility {
     pub task_success: bool,
     pub leaked: bool,
@@ -142,6 +149,7 @@ pub struct Utility {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CrossSession {
     #[serde(default)]
     pub enabled: bool,
@@ -158,6 +166,7 @@ pub struct CrossSession {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Summary {
     #[serde(default)]
     pub total_findings: u64,
@@ -171,6 +180,7 @@ pub struct Summary {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ChannelRisk {
     pub channel: Channel,
     /// The badge of the highest finding level on the channel.
@@ -186,12 +196,15 @@ pub struct ChannelRisk {
 /// severities, names, advice and labels) are shared or borrowed, not copied
 /// per finding; a report read from a file owns them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Finding {
     pub finding_id: String,
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     #[serde(default, with = "super::shared_str")]
     pub run_id: Arc<str>,
     /// Event ids and node names are shared with the trace's (and between
     /// findings of one event).
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     #[serde(with = "super::shared_str")]
     pub event_id: Arc<str>,
     pub channel: Channel,
@@ -206,8 +219,10 @@ pub struct Finding {
     pub detector: Cow<'static, str>,
     #[serde(default)]
     pub recommendation: Cow<'static, str>,
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     #[serde(default, with = "super::shared_str")]
     pub source: Arc<str>,
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     #[serde(default, with = "super::shared_str")]
     pub target: Arc<str>,
     /// Present only when the run was configured with `redact_values: false`.
@@ -220,6 +235,7 @@ pub struct Finding {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RemediationHint {
     pub channel: Channel,
     #[serde(default)]
@@ -234,11 +250,13 @@ pub struct RemediationHint {
 
 /// The report's `agentrisk` block: the scoring inputs the run used.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct AgentRiskBlock {
     #[serde(default)]
     pub ri_global: f64,
     /// Per-channel RI, 4 dp. The reference orders equal values by Python set
     /// iteration (hash-seed dependent), so this is treated as a map.
+    #[cfg_attr(feature = "typescript", ts(as = "std::collections::BTreeMap<Channel, f64>"))]
     #[serde(default, with = "channel_map")]
     pub ri_by_channel: Vec<(Channel, f64)>,
     /// Always empty from the reference's CLI.

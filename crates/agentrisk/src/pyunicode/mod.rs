@@ -11,7 +11,8 @@
 
 pub(crate) mod tables;
 
-fn in_ranges(table: &[(char, char)], c: char) -> bool {
+/// Whether `c` is in one of `table`'s inclusive ranges (sorted, not overlapping).
+pub(crate) fn in_ranges(table: &[(char, char)], c: char) -> bool {
     table
         .binary_search_by(|&(lo, hi)| {
             if hi < c {

@@ -32,6 +32,7 @@ use crate::model::Report;
 /// recomputation agrees with them. This is the record `agentrisk score
 /// --json` prints and the run table shows.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ScoreRecord {
     pub file: String,
     pub run_id: String,

@@ -23,6 +23,7 @@ pub struct Recomputed {
 
 /// A stored value that the recomputation does not reproduce.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Mismatch {
     /// JSON path of the stored value, e.g. `privacy_score` or `summary.has_critical`.
     pub field: String,
