@@ -272,6 +272,7 @@ impl Analyser {
         self
     }
 
+    /// Gate settings pinned by flag or option ([`GateOverrides`]).
     pub fn with_gate(mut self, gate: GateOverrides) -> Analyser {
         self.gate = gate;
         self
@@ -300,14 +301,6 @@ impl Analyser {
 
     pub fn canaries(&self) -> Option<&CanarySetting> {
         self.canaries.as_ref()
-    }
-
-    pub fn gate(&self) -> GateOverrides {
-        self.gate
-    }
-
-    pub fn generated_at(&self) -> &str {
-        &self.generated_at
     }
 
     /// The config a trace is analysed with: the one given (or the
