@@ -1,7 +1,10 @@
 //! Statistics for rates over many runs: the normal quantile, the Wilson
 //! score interval for k successes in n trials, the [`Rate`] value every
 //! batch metric is reported as, and [`ValueStats`] (mean, median, min, max)
-//! for numbers such as the Risk Index.
+//! for numbers such as the Risk Index. For comparing two batches: the
+//! difference of two rates with Newcombe's hybrid score interval
+//! ([`RateDifference`]) and the exact McNemar test for paired runs
+//! ([`mcnemar_exact_p`]).
 //!
 //! The interval is the Wilson score interval, optionally with the continuity
 //! correction in the form R's `prop.test(x, n)` uses (see
@@ -223,6 +226,73 @@ impl Rate {
     }
 }
 
+/// The difference of two independent rates, `second − first` (for a diff:
+/// NEW − BASE), with Newcombe's hybrid score interval: Newcombe (1998),
+/// method 10, built from each rate's Wilson interval (method 11 when the
+/// method applies the continuity correction). It is the interval
+/// statsmodels' `confint_proportions_2indep(k2, n2, k1, n1,
+/// method="newcomb")` gives, pinned by tests. All `None` when either rate
+/// has no trials.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RateDifference {
+    pub difference: Option<f64>,
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+}
+
+impl RateDifference {
+    /// `second − first`; both rates carry the same method's intervals.
+    pub fn between(first: &Rate, second: &Rate) -> RateDifference {
+        let none = RateDifference { difference: None, lower: None, upper: None };
+        let (Some(p1), Some(l1), Some(u1), Some(p2), Some(l2), Some(u2)) =
+            (first.rate, first.lower, first.upper, second.rate, second.lower, second.upper)
+        else {
+            return none;
+        };
+        let difference = p2 - p1;
+        RateDifference {
+            difference: Some(difference),
+            lower: Some(difference - ((p2 - l2).powi(2) + (u1 - p1).powi(2)).sqrt()),
+            upper: Some(difference + ((u2 - p2).powi(2) + (p1 - l1).powi(2)).sqrt()),
+        }
+    }
+}
+
+/// The exact two-sided McNemar p-value for paired runs: `b` and `c` are the
+/// discordant pairs (a leak in one run of the pair only). Under the null
+/// each discordant pair goes either way with probability ½, so the p-value
+/// is twice the binomial tail P(X ≤ min(b, c)), X ~ Bin(b + c, ½), capped
+/// at 1; 1 with no discordant pairs.
+pub fn mcnemar_exact_p(b: u64, c: u64) -> f64 {
+    let n = b + c;
+    let k = b.min(c);
+    if n == 0 {
+        return 1.0;
+    }
+    // Up to 1 000 pairs, P(X = 0) = 2⁻ⁿ is a normal float and the terms,
+    // each from the last, are exact for small counts (1 and 8: 2 × 10/2⁹).
+    if n <= 1_000 {
+        let mut pmf = 0.5_f64.powi(n as i32);
+        let mut tail = pmf;
+        for i in 1..=k {
+            pmf *= (n - i + 1) as f64 / i as f64;
+            tail += pmf;
+        }
+        return (2.0 * tail).min(1.0);
+    }
+    // Beyond, 2⁻ⁿ underflows: sum in log space, ln P(X = i) = ln C(n, i) − n ln 2.
+    let mut log_pmf = -(n as f64) * std::f64::consts::LN_2;
+    let mut logs = Vec::with_capacity(usize::try_from(k).unwrap_or(0).saturating_add(1));
+    logs.push(log_pmf);
+    for i in 1..=k {
+        log_pmf += ((n - i + 1) as f64 / i as f64).ln();
+        logs.push(log_pmf);
+    }
+    let largest = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let tail = largest.exp() * logs.iter().map(|l| (l - largest).exp()).sum::<f64>();
+    (2.0 * tail).min(1.0)
+}
+
 /// Mean, median, minimum and maximum of some numbers; all `None` when there
 /// are none. Serialises as `{"mean", "median", "min", "max"}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -332,6 +402,53 @@ mod as241 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// NEW − BASE with Newcombe's hybrid score interval, against
+    /// statsmodels 0.14's `confint_proportions_2indep(new_k, new_n, base_k,
+    /// base_n, method="newcomb")`. The first case is Newcombe's own example
+    /// (56/70 against 48/80: 0.0524 to 0.3339, his Table II, method 10).
+    #[test]
+    fn rate_differences_take_newcombes_hybrid_score_interval() {
+        let cases: [(u64, u64, u64, u64, f64, f64, f64); 5] = [
+            (48, 80, 56, 70, 0.95, 0.05243147240236498, 0.33387265403690614),
+            (56, 70, 48, 80, 0.95, -0.33387265403690614, -0.05243147240236498),
+            (0, 10, 5, 10, 0.95, 0.11736746745022203, 0.7634069094874361),
+            (20, 100, 30, 100, 0.9, -0.0008724528054071812, 0.1983829756231497),
+            (0, 10, 0, 10, 0.95, -0.27753279986288926, 0.27753279986288926),
+        ];
+        for (base_k, base_n, new_k, new_n, confidence, lower, upper) in cases {
+            let method = IntervalMethod::new(confidence, false).unwrap();
+            let (base, new) = (method.rate(base_k, base_n).unwrap(), method.rate(new_k, new_n).unwrap());
+            let d = RateDifference::between(&base, &new);
+            let expected = new_k as f64 / new_n as f64 - base_k as f64 / base_n as f64;
+            assert!((d.difference.unwrap() - expected).abs() < 1e-15, "{d:?}");
+            assert!((d.lower.unwrap() - lower).abs() < 1e-12, "{base_k}/{base_n} → {new_k}/{new_n}: {d:?}");
+            assert!((d.upper.unwrap() - upper).abs() < 1e-12, "{base_k}/{base_n} → {new_k}/{new_n}: {d:?}");
+        }
+        let empty = IntervalMethod::default().rate(0, 0).unwrap();
+        let some = IntervalMethod::default().rate(1, 2).unwrap();
+        assert_eq!(
+            RateDifference::between(&empty, &some),
+            RateDifference { difference: None, lower: None, upper: None }
+        );
+    }
+
+    /// Against statsmodels' `mcnemar(table, exact=True)` and the binomial
+    /// tail worked by hand: b = 1, c = 8 is 2 × (1 + 9) / 2⁹.
+    #[test]
+    fn mcnemar_exact_p_is_the_two_sided_binomial_tail() {
+        assert_eq!(mcnemar_exact_p(1, 8), 0.0390625);
+        assert_eq!(mcnemar_exact_p(8, 1), 0.0390625);
+        assert_eq!(mcnemar_exact_p(0, 10), 0.001953125);
+        assert_eq!(mcnemar_exact_p(5, 5), 1.0);
+        assert_eq!(mcnemar_exact_p(0, 0), 1.0);
+        // Large counts neither underflow nor overflow (2⁻¹⁰⁰⁰⁰⁰ is far below
+        // the smallest float): SciPy's `binomtest(k, n, 0.5).pvalue`.
+        for (b, c, expected) in [(4_900, 5_100, 0.04658552770494645), (49_000, 51_000, 2.5887160383468943e-10)] {
+            let p = mcnemar_exact_p(b, c);
+            assert!((p / expected - 1.0).abs() < 1e-9, "{b}, {c}: {p}");
+        }
+    }
 
     fn close(actual: f64, expected: f64, tolerance: f64) -> bool {
         (actual - expected).abs() <= tolerance
