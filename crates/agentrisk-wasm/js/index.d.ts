@@ -287,7 +287,8 @@ export type AttackRate = {
 };
 
 /**
- * Canary values by kind; a missing list is empty.
+ * A canary set: planted tokens in three tiers (spec 2.5); a missing tier
+ * is empty.
  */
 export type Canaries = {
   obvious?: Array<string>;

@@ -38,7 +38,7 @@ struct AnalyzeOptions {
     /// The config's name in errors (default `agentleak.yaml`).
     config_name: Option<String>,
     /// Canary values (as `agentrisk run --canaries`).
-    canaries: Option<CanaryLists>,
+    canaries: Option<Canaries>,
     /// Block a run whose privacy score is below N (as `run --fail-under N`).
     fail_under: Option<i64>,
     /// The trace's name in errors (default `trace`).
@@ -47,29 +47,10 @@ struct AnalyzeOptions {
     generated_at: Option<String>,
 }
 
-/// Canary values by kind; a missing list is empty.
-#[derive(Default, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Canaries"))]
-struct CanaryLists {
-    #[serde(default)]
-    #[cfg_attr(test, ts(as = "Option<_>", optional))]
-    obvious: Vec<String>,
-    #[serde(default)]
-    #[cfg_attr(test, ts(as = "Option<_>", optional))]
-    realistic: Vec<String>,
-    #[serde(default)]
-    #[cfg_attr(test, ts(as = "Option<_>", optional))]
-    semantic: Vec<String>,
-}
-
-impl CanaryLists {
-    /// The canary set in force, named as the CLI names a `--canaries` file.
-    fn setting(self) -> CanarySetting {
-        CanarySetting {
-            name: "canaries".to_owned(),
-            canaries: Canaries { obvious: self.obvious, realistic: self.realistic, semantic: self.semantic },
-        }
-    }
+/// Canary values given as an option, as the set in force (named as the
+/// CLI names a `--canaries` file).
+fn canary_setting(canaries: Canaries) -> CanarySetting {
+    CanarySetting { name: "canaries".to_owned(), canaries }
 }
 
 /// The report `agentrisk run -o - -f json` writes for a trace.
@@ -94,7 +75,7 @@ fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Repo
     let bytes = bytes_of(input, name)?;
     let analyser = Analyser::new()
         .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
-        .with_canaries(options.canaries.map(CanaryLists::setting))
+        .with_canaries(options.canaries.map(canary_setting))
         .with_gate(GateOverrides { fail_below: options.fail_under, block_on_critical: None })
         .with_generated_at(options.generated_at.unwrap_or_else(now_isoformat));
     analyser.trace_report(Named { name, bytes: &bytes }).map_err(|e| js_error(&e))
@@ -172,7 +153,7 @@ struct BatchOptionsIn {
     /// The config's name in errors (default `agentleak.yaml`).
     config_name: Option<String>,
     /// Canary values for every trace (as `agentrisk batch --canaries`).
-    canaries: Option<CanaryLists>,
+    canaries: Option<Canaries>,
     /// Leave unreadable files out (as the CLI does) instead of throwing.
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     skip_unreadable: bool,
@@ -206,7 +187,7 @@ pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsVa
     let group_by = options.group_by.as_deref().map(group_by_from_name).transpose().map_err(|e| js_error(&e))?;
     let analyser = Analyser::new()
         .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
-        .with_canaries(options.canaries.map(CanaryLists::setting));
+        .with_canaries(options.canaries.map(canary_setting));
     let list = files
         .dyn_into::<Array>()
         .map_err(|_| js_error(&fixed_error("files", "", "expected an array of { name, data, folder? }")))?;

@@ -32,15 +32,13 @@ use crate::config::{config_from_bytes, AnalysisConfig};
 use crate::model::Report;
 use crate::pipeline::{self, AnalysisInput, Loaded};
 use crate::report::{load_report, report_what_if, rescore_report_with_gate, GateSettings, Rescore};
-use crate::score::BlockReason;
 use crate::stats::IntervalMethod;
-use crate::trace::Trace;
 use crate::{ScoreRecord, ScoringConfig};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-pub use crate::pipeline::{warm_up, AnalysisError, LoadFileError, Progress, Stage};
+pub use crate::pipeline::{warm_up, AnalysisError, Keep, LoadFileError, Progress, Stage, TraceAnalysis};
 
 /// An input a user can get wrong, named: the file, where in it, and what
 /// is wrong. `Display` is `file: where: what`, the CLI's words after its
@@ -178,27 +176,6 @@ impl std::fmt::Debug for Env {
     }
 }
 
-/// Whether [`Analyser::analyse_trace`] gives the parsed trace back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Keep {
-    /// Keep it (a viewer lists its events).
-    Trace,
-    /// Let it go as soon as the report stops reading it, before the
-    /// findings are converted and compliance is assessed, so the trace and
-    /// the finished report (27 and 45 MB for 100 000 events) are never held
-    /// together.
-    ReportOnly,
-}
-
-/// One trace analysed: its report, why its gate blocks (the report stores
-/// the decision, not its reasons), and the trace when [`Keep::Trace`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct TraceAnalysis {
-    pub report: Report,
-    pub block_reasons: Vec<BlockReason>,
-    pub trace: Option<Trace>,
-}
-
 /// One report re-scored: the record `score --json` prints (with a what-if
 /// config, the numbers it gives), the re-scoring of the stored numbers, and
 /// what the what-if config asks for that a report cannot show.
@@ -327,39 +304,13 @@ impl Analyser {
         keep: Keep,
     ) -> Result<TraceAnalysis, ApiError> {
         let config = self.trace_config();
-        self.analyse_trace_with(bytes, &config, progress, keep).map_err(|e| self.trace_error(name, e))
+        pipeline::analyse_bytes(bytes, &self.input(&config), progress.unwrap_or(&|_| {}), keep)
+            .map_err(|e| self.trace_error(name, e))
     }
 
     /// The report `agentrisk run -o - -f json` writes for one trace.
     pub fn trace_report(&self, trace: Named<'_>) -> Result<Report, ApiError> {
         self.analyse_trace(trace.name, Cow::Borrowed(trace.bytes), None, Keep::ReportOnly).map(|a| a.report)
-    }
-
-    fn analyse_trace_with(
-        &self,
-        bytes: Cow<'_, [u8]>,
-        config: &AnalysisConfig,
-        progress: Option<&dyn Fn(Progress)>,
-        keep: Keep,
-    ) -> Result<TraceAnalysis, LoadFileError> {
-        let progress = progress.unwrap_or(&|_| {});
-        progress(Progress { stage: Stage::Parsing, done: 0.0 });
-        let trace = crate::trace::parse_trace_with_progress(&bytes, &|done| {
-            progress(Progress { stage: Stage::Parsing, done })
-        })?;
-        drop(bytes);
-        let input = self.input(config);
-        let (report, block_reasons, trace) = match keep {
-            Keep::Trace => {
-                let (report, reasons) = pipeline::report_from_trace(&trace, &input, progress)?;
-                (report, reasons, Some(trace))
-            }
-            Keep::ReportOnly => {
-                let (report, reasons) = pipeline::report_from_owned_trace(trace, &input, progress)?;
-                (report, reasons, None)
-            }
-        };
-        Ok(TraceAnalysis { report, block_reasons, trace })
     }
 
     /// A trace's error in the caller's words: a vault too small for what

@@ -1,4 +1,5 @@
 use super::*;
+use crate::score::BlockReason;
 
 const TRACE: &[u8] = br#"{"run_id": "r1", "events": [
     {"event_id": "e1", "channel": "final_output", "content": "SSN 123-45-6789"}]}"#;

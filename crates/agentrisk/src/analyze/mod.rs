@@ -112,13 +112,20 @@ pub fn level_of(data_type: &str, severity: Severity, scoring: &ScoringConfig) ->
     }
 }
 
-/// A canary set: planted tokens in three tiers (spec 2.5). Read from JSON
-/// by [`Canaries::from_json_bytes`] and [`Canaries::from_trace_metadata`].
+/// A canary set: planted tokens in three tiers (spec 2.5); a missing tier
+/// is empty.
+// Read from JSON by `Canaries::from_json_bytes` and `from_trace_metadata`;
+// this doc is also the npm package's (its index.d.ts is generated from it).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(default)]
 pub struct Canaries {
+    // A missing list is empty, so JavaScript may leave any out.
+    #[cfg_attr(feature = "typescript", ts(as = "Option<_>", optional))]
     pub obvious: Vec<String>,
+    #[cfg_attr(feature = "typescript", ts(as = "Option<_>", optional))]
     pub realistic: Vec<String>,
+    #[cfg_attr(feature = "typescript", ts(as = "Option<_>", optional))]
     pub semantic: Vec<String>,
 }
 
