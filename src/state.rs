@@ -385,8 +385,15 @@ impl Reducible for State {
                 }
             }
             Action::Finished { id, result } => {
-                let loaded = matches!(result, FileResult::Report(_) | FileResult::Trace(_));
+                let loaded = matches!(result, FileResult::Report(_) | FileResult::Trace(_) | FileResult::Spans(_));
                 let status = match result {
+                    FileResult::Spans(mut spans) if spans.runs.len() == 1 => {
+                        Some(FileStatus::Loaded(Run::Trace(Rc::new(spans.runs.remove(0)))))
+                    }
+                    FileResult::Spans(spans) => Some(FileStatus::Failed(format!(
+                        "this span export holds {} conversations; open it with agentrisk batch",
+                        spans.runs.len()
+                    ))),
                     FileResult::Report(loaded) => Some(FileStatus::Loaded(Run::Report(Rc::new(*loaded)))),
                     FileResult::Trace(trace) => Some(FileStatus::Loaded(Run::Trace(Rc::new(*trace)))),
                     FileResult::Batch(only) => Some(FileStatus::Batch(Rc::new(*only))),

@@ -180,6 +180,7 @@ fn save_pack(request: &PackRequest, wasm: &[u8]) -> Result<String, String> {
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         config: request.settings.clone(),
         include_traces: request.include_traces,
+        span_mapping: WORKSPACE.with_borrow(|ws| ws.span_mapping()),
     };
     WORKSPACE.with_borrow(|ws| {
         let sources: Vec<publish::Source<'_>> =

@@ -52,6 +52,9 @@ pub struct BatchArgs {
     /// agentleak.yaml for analysing traces
     #[arg(short = 'c', long = "config", value_name = "CONFIG")]
     config: Option<String>,
+    /// How OpenTelemetry span exports (OTLP JSON, JSON Lines, span lists) become runs
+    #[arg(long, value_enum, value_name = "MAPPING", default_value = "structural")]
+    pub(crate) span_mapping: crate::SpanMappingArg,
     /// JSON file of canary values: {"obvious": [...], "realistic": [...], "semantic": [...]}; used for every trace instead of its own metadata.canaries
     #[arg(long, value_name = "FILE")]
     canaries: Option<String>,
@@ -97,7 +100,9 @@ pub fn run(args: &BatchArgs) -> ExitCode {
         }
     };
     let group_by = args.group_by;
-    let analyser = match crate::analyser(args.config.as_deref(), args.canaries.as_deref()) {
+    let analyser = match crate::analyser(args.config.as_deref(), args.canaries.as_deref())
+        .map(|a| a.with_span_mapping(args.span_mapping.into()))
+    {
         Ok(analyser) => analyser,
         Err(message) => {
             eprintln!("agentrisk: {message}");

@@ -202,6 +202,25 @@ fn write_stdout(bytes: &[u8]) -> ExitCode {
 /// Reads and loads an `agentleak.yaml` with the core's one loader (the
 /// detection settings checked too); the error starts with its path
 /// (`PATH: cannot read: …`, `PATH: key: problem`).
+/// How OpenTelemetry span exports become runs (`--span-mapping`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SpanMappingArg {
+    /// By the span tree, time and each span's role: what the agent disclosed, and to whom (the default)
+    #[default]
+    Structural,
+    /// Exactly as agentleak 0.17.0's trace_from_spans, for parity with the reference (quirks included)
+    Reference,
+}
+
+impl From<SpanMappingArg> for agentrisk::spans::SpanMapping {
+    fn from(arg: SpanMappingArg) -> Self {
+        match arg {
+            SpanMappingArg::Structural => agentrisk::spans::SpanMapping::Structural,
+            SpanMappingArg::Reference => agentrisk::spans::SpanMapping::Reference,
+        }
+    }
+}
+
 fn read_config(path: &str) -> Result<NamedConfig, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
     NamedConfig::load(Named { name: path, bytes: &bytes }).map_err(|e| e.to_string())

@@ -81,6 +81,9 @@ pub struct PublishArgs {
     /// Also publish the raw traces, with every secret in them (default: their reports only)
     #[arg(long)]
     include_traces: bool,
+    /// How OpenTelemetry span exports become runs (recorded in the manifest)
+    #[arg(long, value_enum, value_name = "MAPPING", default_value = "structural")]
+    span_mapping: crate::SpanMappingArg,
     /// No summary on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -221,6 +224,7 @@ fn published(args: &PublishArgs, config: Option<(String, String)>, skip: Option<
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         config,
         include_traces: args.include_traces,
+        span_mapping: args.span_mapping.into(),
     };
     let (mut found, errors) = expand(&args.inputs);
     if let Some(skip) = skip.and_then(|dir| dir.canonicalize().ok()) {

@@ -54,6 +54,9 @@ pub struct RunArgs {
     /// JSON file of canary values: {"obvious": [...], "realistic": [...], "semantic": [...]}; used instead of a trace's own metadata.canaries
     #[arg(long, value_name = "FILE")]
     canaries: Option<String>,
+    /// How OpenTelemetry span exports (OTLP JSON, JSON Lines, span lists) become runs
+    #[arg(long, value_enum, value_name = "MAPPING", default_value = "structural")]
+    pub(crate) span_mapping: crate::SpanMappingArg,
     /// No summary lines and no progress on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -65,6 +68,7 @@ pub struct RunArgs {
 /// or which file is wrong and why.
 fn analyser_of(args: &RunArgs) -> Result<Analyser, String> {
     Ok(crate::analyser(args.config.as_deref(), args.canaries.as_deref())?
+        .with_span_mapping(args.span_mapping.into())
         .with_gate(GateOverrides { fail_below: args.fail_under, block_on_critical: None }))
 }
 
@@ -138,56 +142,52 @@ pub fn run(args: &RunArgs) -> ExitCode {
         };
         let outcome = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}")).and_then(|bytes| {
             analyser
-                .analyse_trace(path, Cow::Owned(bytes), Some(&observe), Keep::ReportOnly)
-                .map(|analysis| analysis.report)
+                .analyse_runs(path, Cow::Owned(bytes), Some(&observe), Keep::ReportOnly)
+                .map(|runs| runs.into_iter().map(|analysis| analysis.report).collect::<Vec<_>>())
                 .map_err(|e| e.to_string())
         });
         if let Some(bar) = &bar {
             bar.finish_and_clear();
         }
-        let report = match outcome {
-            Ok(report) => report,
+        let reports = match outcome {
+            Ok(reports) => reports,
             Err(message) => {
                 eprintln!("agentrisk: {message}");
                 failed = true;
                 continue;
             }
         };
-        let destination = if to_stdout {
-            // Stdout is line-buffered; a pretty report has a line per value.
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let written =
-                write_report(&mut out, &report).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
-            if let Err(e) = written {
-                eprintln!("agentrisk: stdout: cannot write: {e}");
-                failed = true;
-                continue;
+        for report in reports {
+            let destination = match write_out(args, to_stdout, &report) {
+                Ok(destination) => destination,
+                Err(message) => {
+                    eprintln!("agentrisk: {message}");
+                    failed = true;
+                    continue;
+                }
+            };
+            blocked |= report.blocked;
+            if report.event_count == 0 {
+                // The reference's numbers for an empty trace are a Pass, but
+                // nothing was looked at: say so even with --quiet.
+                eprintln!("agentrisk: warning: {path}: run {}: no events: nothing was analysed", report.run_id);
             }
-            "stdout".to_owned()
-        } else {
-            let file: PathBuf =
-                [args.out_dir.as_str(), &format!("{}.json", file_name_for(&report.run_id))].iter().collect();
-            // No trailing newline, like the reference's json.dumps output.
-            let written =
-                std::fs::File::create(&file).and_then(|f| write_report(&mut std::io::BufWriter::new(f), &report));
-            if let Err(e) = written {
-                eprintln!("agentrisk: {}: cannot write: {e}", file.display());
-                failed = true;
-                continue;
+            if !args.quiet {
+                let made = report
+                    .span_source
+                    .as_ref()
+                    .map(|s| format!(" · from {} ({} mapping)", s.format.label(), s.mapping.as_str()))
+                    .unwrap_or_default();
+                eprintln!(
+                    "{path}: run {} · RI {:.4} · privacy score {} · {} · {} · {} findings{made} → {destination}",
+                    report.run_id,
+                    report.risk_index,
+                    report.privacy_score,
+                    report.verdict,
+                    if report.blocked { "blocked" } else { "not blocked" },
+                    report.findings.len(),
+                );
             }
-            file.display().to_string()
-        };
-        blocked |= report.blocked;
-        if !args.quiet {
-            eprintln!(
-                "{path}: run {} · RI {:.4} · privacy score {} · {} · {} · {} findings → {destination}",
-                report.run_id,
-                report.risk_index,
-                report.privacy_score,
-                report.verdict,
-                if report.blocked { "blocked" } else { "not blocked" },
-                report.findings.len(),
-            );
         }
     }
     if failed {
@@ -197,6 +197,26 @@ pub fn run(args: &RunArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Writes a report to stdout or to its file in the output folder; returns
+/// where it went, or why it could not be written.
+fn write_out(args: &RunArgs, to_stdout: bool, report: &agentrisk::model::Report) -> Result<String, String> {
+    if to_stdout {
+        // Stdout is line-buffered; a pretty report has a line per value.
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        write_report(&mut out, report)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("stdout: cannot write: {e}"))?;
+        return Ok("stdout".to_owned());
+    }
+    let file: PathBuf = [args.out_dir.as_str(), &format!("{}.json", file_name_for(&report.run_id))].iter().collect();
+    // No trailing newline, like the reference's json.dumps output.
+    std::fs::File::create(&file)
+        .and_then(|f| write_report(&mut std::io::BufWriter::new(f), report))
+        .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
+    Ok(file.display().to_string())
 }
 
 /// Writes a report as indented JSON and flushes.

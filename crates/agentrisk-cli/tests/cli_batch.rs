@@ -308,6 +308,7 @@ fn workspace_batch(dir: &Path, canaries: &Path) -> Value {
         match workspace.open(id as u32, &name, folder_of(&name), bytes, "", &|_| {}) {
             FileResult::Trace(t) => runs.push(t.facts),
             FileResult::Report(r) => runs.push(r.facts),
+            FileResult::Spans(s) => runs.extend(s.runs.into_iter().map(|t| t.facts)),
             FileResult::Batch(b) => {
                 runs.extend(b.runs);
                 redteam.extend(b.redteam);

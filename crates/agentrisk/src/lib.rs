@@ -21,6 +21,8 @@
 //! * [`pyunicode`] — Python 3.11's character classes and case folding.
 //! * [`report`] — building, loading, re-scoring and summarising a report.
 //! * [`score`] — WSL, ρ_S, RI, privacy score, verdict and gate.
+//! * [`spans`] — OpenTelemetry span exports (OTLP JSON, JSON Lines, span
+//!   lists) read as traces, by the structural or the reference mapping.
 //! * [`stats`] — the normal quantile, Wilson intervals, rates, value statistics.
 //! * `tables` (private) — the reference's data tables, read crate-wide.
 //! * [`trace`] — trace bytes → typed `Trace`, read as Python's `json.load` reads them.
@@ -44,6 +46,7 @@ pub mod publish;
 pub mod pyunicode;
 pub mod report;
 pub mod score;
+pub mod spans;
 pub mod stats;
 pub(crate) mod tables;
 pub mod trace;

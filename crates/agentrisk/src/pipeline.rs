@@ -45,6 +45,8 @@ pub(crate) struct AnalysisInput<'a> {
     pub env: &'a dyn Fn(&str) -> Option<String>,
     /// `generated_at`, from the caller's clock.
     pub generated_at: String,
+    /// How a span export becomes traces.
+    pub span_mapping: crate::spans::SpanMapping,
 }
 
 /// The stages of turning a trace file into a report, for progress displays.
@@ -161,6 +163,29 @@ pub(crate) fn analyse_bytes(
         Keep::ReportOnly => (report_from_owned_trace(trace, input, progress)?, None),
     };
     Ok(TraceAnalysis { report, block_reasons, trace })
+}
+
+/// Reads a span export (`name` names its runs) and builds each run's
+/// report, with the report's `span_source` saying where it came from.
+pub(crate) fn analyse_span_bytes(
+    name: &str,
+    bytes: &[u8],
+    input: &AnalysisInput<'_>,
+    progress: &dyn Fn(Progress),
+    keep: Keep,
+) -> Result<Vec<TraceAnalysis>, LoadFileError> {
+    progress(Progress { stage: Stage::Parsing, done: 0.0 });
+    let runs = crate::spans::runs_from_spans(bytes, crate::spans::file_stem(name), input.span_mapping)?;
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        let ((mut report, block_reasons), trace) = match keep {
+            Keep::Trace => (report_from_trace(&run.trace, input, progress)?, Some(run.trace)),
+            Keep::ReportOnly => (report_from_owned_trace(run.trace, input, progress)?, None),
+        };
+        report.span_source = Some(run.source);
+        out.push(TraceAnalysis { report, block_reasons, trace });
+    }
+    Ok(out)
 }
 
 /// Parses trace bytes, telling `progress` how far it has come; owned
@@ -364,7 +389,13 @@ pub fn warm_up() -> Vec<String> {
          "diagnosis": "type 2 diabetes", "salary": "$85,000", "note": "Ym9iQGV4YW1wbGUuY29t"}},
         {"channel": "log", "content": "moc.elpmaxe@amil.ana nan.yvzn@rknzcyr.bet 123 45 6789"}]}"#;
     let config = AnalysisConfig::default();
-    let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
+    let input = AnalysisInput {
+        config: &config,
+        canaries: None,
+        env: &|_| None,
+        generated_at: String::new(),
+        span_mapping: Default::default(),
+    };
     let mut detectors: Vec<String> = match load_any(TRACE, &input, &|_| {}) {
         Ok(Loaded::Trace { report, .. }) => report.findings.iter().map(|f| f.detector.to_string()).collect(),
         _ => Vec::new(),
@@ -448,6 +479,8 @@ pub enum LoadFileError {
     Trace(#[from] crate::trace::TraceError),
     #[error("{0}")]
     Analysis(#[from] AnalysisError),
+    #[error("{0}")]
+    Spans(#[from] crate::spans::SpanError),
 }
 
 /// Loads a report or a trace, told apart by content: a JSON object whose
@@ -511,7 +544,13 @@ mod tests {
         doc.push_str("]}");
         let seen = std::cell::RefCell::new(Vec::new());
         let config = AnalysisConfig::default();
-        let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
+        let input = AnalysisInput {
+            config: &config,
+            canaries: None,
+            env: &|_| None,
+            generated_at: String::new(),
+            span_mapping: Default::default(),
+        };
         let loaded = load_any(doc.as_bytes(), &input, &|p| seen.borrow_mut().push(p)).unwrap();
         let seen = seen.into_inner();
         let stages: Vec<Stage> = seen.iter().map(|p| p.stage).collect();
@@ -549,7 +588,13 @@ mod tests {
         let trace = crate::trace::parse_trace(&serde_json::to_vec(&doc).unwrap()).unwrap();
         let yaml = "privacy_policy:\n  flows:\n    - data_type: \"*\"\n      to: stdout\n      deny: true\n";
         let config = crate::config::config_from_yaml(yaml).unwrap();
-        let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
+        let input = AnalysisInput {
+            config: &config,
+            canaries: None,
+            env: &|_| None,
+            generated_at: String::new(),
+            span_mapping: Default::default(),
+        };
         let started = std::time::Instant::now();
         let (report, _) = report_from_trace(&trace, &input, &|_| {}).unwrap();
         // Linear work takes well under a second even in a debug build; the
@@ -579,7 +624,13 @@ mod tests {
         let trace = crate::trace::parse_trace(&serde_json::to_vec(&doc).unwrap()).unwrap();
         let yaml = "privacy_policy:\n  flows:\n    - data_type: \"*\"\n      for: marketing\n      deny: true\n";
         let config = crate::config::config_from_yaml(yaml).unwrap();
-        let input = AnalysisInput { config: &config, canaries: None, env: &|_| None, generated_at: String::new() };
+        let input = AnalysisInput {
+            config: &config,
+            canaries: None,
+            env: &|_| None,
+            generated_at: String::new(),
+            span_mapping: Default::default(),
+        };
         let (report, _) = report_from_trace(&trace, &input, &|_| {}).unwrap();
         let copy = report.findings.iter().find(|f| f.event_id.as_ref() == "evt_003").unwrap();
         assert!(copy.recommendation.contains("reversed"), "{}", copy.recommendation);

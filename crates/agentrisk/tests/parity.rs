@@ -363,3 +363,69 @@ fn every_case_and_config_matches_the_reference() {
     assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
     assert_eq!((compared, rejected, finding_lists), (654, 28, 372));
 }
+
+/// OpenTelemetry span exports read with `--span-mapping reference` give
+/// the reference's trace (`trace_from_spans(payload, run_id=<stem>)`,
+/// event by event) and its report, on every fixture made by real
+/// instrumentors (`tests/fixtures/spans`, `scripts/otel-fixtures/`).
+#[test]
+fn span_exports_under_the_reference_mapping_match_the_reference() {
+    use agentrisk::analyser::Keep;
+    use agentrisk::spans::SpanMapping;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/spans");
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("reference"))
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().to_str()?.strip_suffix(".report.json").map(str::to_owned))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 19, "{names:?}");
+    let mut failures = Vec::new();
+    for name in &names {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let read = |file: &str| -> Value {
+            serde_json::from_str(&std::fs::read_to_string(dir.join("reference").join(file)).unwrap()).unwrap()
+        };
+        let theirs = read(&format!("{name}.report.json"));
+        let their_trace = read(&format!("{name}.trace.json"));
+        let analyser = Analyser::new()
+            .with_span_mapping(SpanMapping::Reference)
+            .with_generated_at(theirs["generated_at"].as_str().unwrap());
+        let analysis = analyser.analyse_trace(name, bytes.into(), None, Keep::Trace).unwrap();
+        let trace = analysis.trace.unwrap();
+        let ours_events: Vec<Value> = trace
+            .events
+            .iter()
+            .map(|e| {
+                let metadata: serde_json::Map<String, Value> =
+                    e.metadata.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
+                json!({"event_id": &*e.event_id, "channel": e.channel.as_str(), "source": &*e.source,
+                       "target": &*e.target, "content": &*e.text, "metadata": metadata})
+            })
+            .collect();
+        let their_events: Vec<Value> = their_trace["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                json!({"event_id": e["event_id"], "channel": e["channel"], "source": e["source"],
+                       "target": e["target"], "content": e["content"], "metadata": e["metadata"]})
+            })
+            .collect();
+        if ours_events != their_events || trace.run_id != their_trace["run_id"] {
+            failures.push(format!(
+                "{name}: the trace differs ({} events here, {} there)",
+                ours_events.len(),
+                their_events.len()
+            ));
+            continue;
+        }
+        let mut ours = serde_json::to_value(&analysis.report).unwrap();
+        let source = ours.as_object_mut().unwrap().remove("span_source").unwrap();
+        assert_eq!(source["mapping"], "reference", "{name}");
+        let differences = diff(&normalize(ours), &normalize(theirs));
+        if !differences.is_empty() {
+            failures.push(format!("{name}:\n{}", differences.join("\n")));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} span exports differ:\n{}", failures.len(), names.len(), failures.join("\n"));
+}

@@ -58,6 +58,7 @@ fn options(config: Option<(&str, &str)>, include_traces: bool) -> PublishOptions
         tool_version: "0.1.0".to_owned(),
         config: config.map(|(n, y)| (n.to_owned(), y.to_owned())),
         include_traces,
+        span_mapping: Default::default(),
     }
 }
 

@@ -41,7 +41,9 @@ fn with_settings(config: AnalysisConfig) -> Analyser {
 fn analyzed(bytes: &[u8]) -> AnalyzedTrace {
     match analyze(bytes, "file.json", "", CLOCK.to_owned()) {
         FileResult::Trace(trace) => *trace,
-        FileResult::Report(_) | FileResult::Batch(_) | FileResult::CanarySet(_) => panic!("not read as a trace"),
+        FileResult::Report(_) | FileResult::Spans(_) | FileResult::Batch(_) | FileResult::CanarySet(_) => {
+            panic!("not read as a trace")
+        }
         FileResult::Error { message } => panic!("{message}"),
     }
 }

@@ -29,7 +29,7 @@ pub use options::{generated_at_from_unix, group_by_from_name, interval_method, w
 use crate::analyze::{Canaries, CanariesUsed, CanaryError, CanarySource};
 use crate::batch::{load_batch_file, summarize, BatchFile, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard};
 use crate::config::{config_from_bytes, AnalysisConfig};
-use crate::model::Report;
+use crate::model::{Report, SpanMapping};
 use crate::pipeline::{self, AnalysisInput, Loaded};
 use crate::report::{load_report, report_what_if, rescore_report_with_gate, GateSettings, Rescore};
 use crate::stats::IntervalMethod;
@@ -221,6 +221,7 @@ pub struct Analyser {
     gate: GateOverrides,
     env: Env,
     generated_at: String,
+    span_mapping: SpanMapping,
 }
 
 impl Analyser {
@@ -268,6 +269,17 @@ impl Analyser {
         self
     }
 
+    /// How span exports become traces (`--span-mapping`; the default is
+    /// [`SpanMapping::Structural`]).
+    pub fn with_span_mapping(mut self, mapping: SpanMapping) -> Analyser {
+        self.span_mapping = mapping;
+        self
+    }
+
+    pub fn span_mapping(&self) -> SpanMapping {
+        self.span_mapping
+    }
+
     pub fn config(&self) -> Option<&NamedConfig> {
         self.config.as_ref()
     }
@@ -303,9 +315,42 @@ impl Analyser {
         progress: Option<&dyn Fn(Progress)>,
         keep: Keep,
     ) -> Result<TraceAnalysis, ApiError> {
+        if crate::spans::sniff(&bytes).is_some() {
+            let mut runs = self.analyse_runs(name, bytes, progress, keep)?;
+            return match runs.len() {
+                1 => Ok(runs.remove(0)),
+                n => Err(ApiError::new(
+                    name,
+                    &format!(
+                        "the span export holds {n} conversations, and one report was asked for; analyse it as a \
+                         batch (or with agentrisk run, which writes a report per conversation)"
+                    ),
+                )),
+            };
+        }
         let config = self.trace_config();
         pipeline::analyse_bytes(bytes, &self.input(&config), progress.unwrap_or(&|_| {}), keep)
             .map_err(|e| self.trace_error(name, e))
+    }
+
+    /// Every run of a file: one for an AgentLeak trace; for an OpenTelemetry
+    /// span export, one per conversation under the span mapping (each
+    /// report's `span_source` says which). Errors as [`Analyser::analyse_trace`].
+    pub fn analyse_runs(
+        &self,
+        name: &str,
+        bytes: Cow<'_, [u8]>,
+        progress: Option<&dyn Fn(Progress)>,
+        keep: Keep,
+    ) -> Result<Vec<TraceAnalysis>, ApiError> {
+        let config = self.trace_config();
+        let input = self.input(&config);
+        let progress = progress.unwrap_or(&|_| {});
+        if crate::spans::sniff(&bytes).is_some() {
+            return pipeline::analyse_span_bytes(name, &bytes, &input, progress, keep)
+                .map_err(|e| self.trace_error(name, e));
+        }
+        pipeline::analyse_bytes(bytes, &input, progress, keep).map(|a| vec![a]).map_err(|e| self.trace_error(name, e))
     }
 
     /// The report `agentrisk run -o - -f json` writes for one trace.
@@ -367,6 +412,17 @@ impl Analyser {
         pipeline::load_any(bytes, &self.input(config), progress)
     }
 
+    /// A span export's runs analysed with `config` (kept, for a viewer).
+    pub(crate) fn load_spans(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        config: &AnalysisConfig,
+        progress: &dyn Fn(Progress),
+    ) -> Result<Vec<TraceAnalysis>, LoadFileError> {
+        pipeline::analyse_span_bytes(name, bytes, &self.input(config), progress, Keep::Trace)
+    }
+
     /// One batch file read into run facts: a trace analysed (with the
     /// config and canaries), a report as stored, a scorecard's rows,
     /// red-team records; a canary-set file holds no run.
@@ -403,6 +459,7 @@ impl Analyser {
             canaries: self.canaries.as_ref().map(|c| &c.canaries),
             env: &*self.env.0,
             generated_at: self.generated_at.clone(),
+            span_mapping: self.span_mapping,
         }
     }
 }

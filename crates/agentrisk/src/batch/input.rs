@@ -11,12 +11,15 @@
 //! * a JSON object whose first key is `"obvious"`, `"realistic"` or
 //!   `"semantic"` is a canary set (no run: a batch skips it, a viewer applies
 //!   it to the traces; `analyze::Canaries::from_json_bytes`);
+//! * an OpenTelemetry span export (OTLP JSON or JSON Lines, a list of span
+//!   objects, or binary OTLP, which is refused with advice) is spans
+//!   ([`crate::spans::sniff`]): one run per conversation;
 //! * anything else is read as a trace, so other JSON gets a trace's errors.
 
 use super::facts::{MetadataError, RunFacts};
 use super::redteam::{parse_redteam_results, RedTeamError, RunResult};
 use super::scorecard::{looks_like_scorecard, read_scorecard, ScorecardError, ScorecardSettings};
-use crate::pipeline::{load_any, AnalysisInput, LoadFileError, Loaded};
+use crate::pipeline::{analyse_span_bytes, load_any, AnalysisInput, Keep, LoadFileError, Loaded};
 use std::collections::BTreeSet;
 
 /// The folder a run counts under for `group_by: folder`, from its file's
@@ -40,6 +43,8 @@ pub enum FileKind {
     RedTeam,
     /// A canary-set file: no run.
     CanarySet,
+    /// An OpenTelemetry span export: a run per conversation.
+    Spans,
 }
 
 impl FileKind {
@@ -50,6 +55,7 @@ impl FileKind {
             FileKind::Scorecard => "scorecard",
             FileKind::RedTeam => "red-team results",
             FileKind::CanarySet => "canary set",
+            FileKind::Spans => "span export",
         }
     }
 }
@@ -95,6 +101,9 @@ pub fn detect_kind(bytes: &[u8]) -> FileKind {
     if looks_like_canary_set(text) {
         return FileKind::CanarySet;
     }
+    if crate::spans::sniff(bytes).is_some() {
+        return FileKind::Spans;
+    }
     let records = match text.first() {
         Some(b'[') => has(head, b"\"attack_class_id\""),
         Some(b'{') => has(first_line, b"\"attack_class_id\"") && has(first_line, b"\"detected_on_primary\""),
@@ -138,6 +147,14 @@ pub(crate) fn load_batch_file(
         FileKind::RedTeam => out.redteam = parse_redteam_results(bytes)?,
         // A canary set is no run; `--canaries FILE` applies one.
         FileKind::CanarySet => {}
+        FileKind::Spans => {
+            for run in analyse_span_bytes(file, bytes, input, &|_| {}, Keep::Trace)? {
+                if let Some(trace) = &run.trace {
+                    let channels: BTreeSet<_> = trace.events.iter().map(|e| e.channel).collect();
+                    out.runs.push(RunFacts::from_report(file, folder, &run.report, Some(channels), None)?);
+                }
+            }
+        }
         FileKind::Trace | FileKind::Report => {
             let loaded = load_any(bytes, input, &|_| {})?;
             out.kind = match loaded {

@@ -7,10 +7,12 @@
 mod compliance;
 mod flow;
 mod report;
+mod source;
 
 pub use compliance::*;
 pub use flow::*;
 pub use report::*;
+pub use source::*;
 
 /// Shared strings (`Arc<str>`), written and read as JSON strings: a report
 /// repeats a few texts (event ids, agent names, finding ids) many times.

@@ -76,6 +76,10 @@ pub struct Report {
     /// red-team harness may add (read by `batch`, never written by us).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Not written by the reference: for a run made from OpenTelemetry
+    /// spans, the export's shape and the mapping that made its events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_source: Option<super::SpanSource>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

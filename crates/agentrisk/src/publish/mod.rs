@@ -24,6 +24,7 @@ pub use pack::{pack_html, site_files, ViewerAssets, DIST_MARKER, PACK_BOOT_MARKE
 
 use crate::analyser::{Analyser, Named, NamedConfig};
 use crate::batch::{detect_kind, FileKind, RunFacts, RunResult};
+use crate::model::SpanMapping;
 use crate::workspace::{settings_from_yaml, what_if_analyser, FileResult};
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,10 @@ pub struct Manifest {
     pub config: ConfigUsed,
     /// True when the raw traces are published (their secrets included).
     pub include_traces: bool,
+    /// How span exports became runs, when any source is one (the viewer
+    /// opens the publication with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_mapping: Option<SpanMapping>,
     pub files: Vec<PublishedFile>,
 }
 
@@ -138,6 +143,9 @@ impl Numbers {
         match result {
             FileResult::Trace(trace) => Numbers { runs: vec![RunNumbers::of(&trace.facts)], redteam: Vec::new() },
             FileResult::Report(report) => Numbers { runs: vec![RunNumbers::of(&report.facts)], redteam: Vec::new() },
+            FileResult::Spans(spans) => {
+                Numbers { runs: spans.runs.iter().map(|run| RunNumbers::of(&run.facts)).collect(), redteam: Vec::new() }
+            }
             FileResult::Batch(batch) => {
                 Numbers { runs: batch.runs.iter().map(RunNumbers::of).collect(), redteam: batch.redteam.clone() }
             }
@@ -197,6 +205,8 @@ pub struct PublishOptions {
     pub config: Option<(String, String)>,
     /// Publish the raw traces too (they hold the secrets), not only their reports.
     pub include_traces: bool,
+    /// How span exports become runs.
+    pub span_mapping: SpanMapping,
 }
 
 /// One file to publish, as the caller read it.
@@ -257,12 +267,23 @@ pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publi
     };
     // The viewer's analyser: the viewer opens the publication with these
     // settings and must see the same numbers.
-    let analyser = what_if_analyser(named).with_generated_at(options.generated_at.clone());
+    let analyser =
+        what_if_analyser(named).with_span_mapping(options.span_mapping).with_generated_at(options.generated_at.clone());
     let mut files = Vec::with_capacity(sources.len());
     let mut data = Vec::with_capacity(sources.len());
     let mut used_paths = std::collections::BTreeSet::new();
+    let mut any_spans = false;
     for source in sources {
+        if detect_kind(source.bytes) == FileKind::Spans && !options.include_traces {
+            any_spans = true;
+            for (entry, bytes) in publish_span_reports(source, &analyser, &mut used_paths) {
+                files.push(entry);
+                data.push(bytes);
+            }
+            continue;
+        }
         let (entry, bytes) = publish_one(source, options, &analyser, &mut used_paths);
+        any_spans |= entry.kind == FileKind::Spans.as_str();
         files.push(entry);
         data.push(bytes);
     }
@@ -274,6 +295,7 @@ pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publi
         tool_version: options.tool_version.clone(),
         config,
         include_traces: options.include_traces,
+        span_mapping: any_spans.then_some(options.span_mapping),
         files,
     };
     Ok(Publication { manifest, data })
@@ -328,6 +350,66 @@ fn publish_one(
     entry.data =
         Some(DataFile { path, kind: data_kind.to_owned(), size: bytes.len() as u64, sha256: sha256_hex(&bytes) });
     (entry, Some(bytes))
+}
+
+/// A span export published without its spans: an entry per run (named
+/// `<file>#<conversation>` when it holds several), each with its run's
+/// report as data, checked as a trace's report is.
+fn publish_span_reports(
+    source: &Source<'_>,
+    analyser: &Analyser,
+    used_paths: &mut std::collections::BTreeSet<String>,
+) -> Vec<(PublishedFile, Option<Vec<u8>>)> {
+    let entry = |name: String| PublishedFile {
+        name,
+        folder: source.folder.to_owned(),
+        kind: FileKind::Spans.as_str().to_owned(),
+        size: source.bytes.len() as u64,
+        sha256: sha256_hex(source.bytes),
+        data: None,
+        numbers: Numbers::default(),
+        error: None,
+    };
+    let runs = match analyser.analyse_runs(source.name, source.bytes.into(), None, crate::analyser::Keep::ReportOnly) {
+        Ok(runs) => runs,
+        Err(e) => {
+            let mut failed = entry(source.name.to_owned());
+            failed.error = Some(e.problem);
+            return vec![(failed, None)];
+        }
+    };
+    runs.into_iter()
+        .map(|run| {
+            let conversation = run.report.span_source.as_ref().and_then(|s| s.conversation.clone());
+            let mut published = entry(match &conversation {
+                Some(key) => format!("{}#{key}", source.name),
+                None => source.name.to_owned(),
+            });
+            let bytes = match serde_json::to_vec(&run.report) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    published.error = Some(e.to_string());
+                    return (published, None);
+                }
+            };
+            let result = analyser.analyse_file(&bytes, &published.name, source.folder, &|_| {});
+            let numbers = Numbers::of(&result);
+            if let FileResult::Error { message } = &result {
+                published.error = Some(format!("its published report cannot be read back: {message}"));
+                return (published, None);
+            }
+            published.numbers = numbers;
+            let stem = crate::spans::safe_file_stem(&run.report.run_id);
+            let path = data_path(&format!("{stem}.report.json"), used_paths);
+            published.data = Some(DataFile {
+                path,
+                kind: "report".to_owned(),
+                size: bytes.len() as u64,
+                sha256: sha256_hex(&bytes),
+            });
+            (published, Some(bytes))
+        })
+        .collect()
 }
 
 /// The report `agentrisk run` writes for a trace, with the trace's

@@ -150,6 +150,7 @@ pub fn build_report<E: AsFlowEvent>(
         flow: Some(flow),
         leak_paths: None,
         metadata: None,
+        span_source: None,
     };
     Ok(ReportDraft {
         report,

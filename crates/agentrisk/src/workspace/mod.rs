@@ -29,7 +29,7 @@ use crate::batch::{
     detect_kind, facts_of_loaded, parse_redteam_results, read_scorecard, FileKind, RunFacts, RunResult,
 };
 use crate::config::{AnalysisConfig, WhatIf};
-use crate::model::Report;
+use crate::model::{Report, SpanMapping};
 use crate::pipeline::{AnalysisError, LoadFileError, Loaded};
 use crate::report::report_what_if;
 use crate::{Channel, Rescore, ScoringConfig};
@@ -107,6 +107,9 @@ pub enum FileResult {
     /// A canary-set file: not a run. [`Workspace::open`] makes it the
     /// canary set in force; this says its name and tier sizes.
     CanarySet(Box<CanariesUsed>),
+    /// An OpenTelemetry span export: a run per conversation, each listed
+    /// as a trace is (its report's `span_source` says how it was made).
+    Spans(Box<SpanRuns>),
     /// The file could not be used; the message names the place and the problem.
     Error {
         message: String,
@@ -119,7 +122,7 @@ impl FileResult {
         match self {
             FileResult::Report(loaded) => Some(&mut loaded.report),
             FileResult::Trace(trace) => Some(&mut trace.report),
-            FileResult::Batch(_) | FileResult::CanarySet(_) | FileResult::Error { .. } => None,
+            FileResult::Spans(_) | FileResult::Batch(_) | FileResult::CanarySet(_) | FileResult::Error { .. } => None,
         }
     }
 }
@@ -367,6 +370,7 @@ impl Analyser {
                     Err(e) => FileResult::Error { message: e.to_string() },
                 }
             }
+            FileKind::Spans => return self.analyse_span_file(bytes, name, folder, progress),
             FileKind::Trace | FileKind::Report => {}
         }
         // A report's consistency check assumes the reference's gate (its
@@ -453,6 +457,41 @@ impl Analyser {
     }
 }
 
+impl Analyser {
+    /// A span export's runs, each listed as a trace is; raw values are kept
+    /// for revealing, as for a trace.
+    fn analyse_span_file(&self, bytes: &[u8], name: &str, folder: &str, progress: &dyn Fn(Progress)) -> FileResult {
+        let config = self.trace_config().into_owned();
+        let unredacted = AnalysisConfig { redact_values: false, ..config.clone() };
+        let runs = match self.load_spans(name, bytes, &unredacted, progress) {
+            Ok(runs) => runs,
+            Err(e) => return FileResult::Error { message: e.to_string() },
+        };
+        let mut out = Vec::with_capacity(runs.len());
+        for run in runs {
+            let (mut report, Some(trace)) = (run.report, run.trace) else { continue };
+            for path in report.leak_paths.iter_mut().flatten() {
+                path.value = redact(&path.value);
+            }
+            let channels = trace.events.iter().map(|e| e.channel).collect();
+            let facts = match RunFacts::from_report(name, folder, &report, Some(channels), None) {
+                Ok(facts) => facts,
+                Err(e) => return FileResult::Error { message: e.to_string() },
+            };
+            let mut analyzed = view::analyzed_trace(report, &trace, &config, facts, run.block_reasons);
+            analyzed.canaries = self.canaries().map(|c| c.used());
+            out.push(analyzed);
+        }
+        FileResult::Spans(Box::new(SpanRuns { runs: out }))
+    }
+}
+
+/// The runs of a span export, in conversation order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpanRuns {
+    pub runs: Vec<AnalyzedTrace>,
+}
+
 /// A file a workspace holds: kept so that new settings can analyse it again.
 #[derive(Debug, Clone)]
 struct Held {
@@ -493,10 +532,43 @@ impl Workspace {
     /// files to analyse again ([`Workspace::reanalyze`]), in the order they came.
     pub fn set_settings(&mut self, yaml: &str) -> Result<Vec<FileId>, SettingsError> {
         let canaries = self.analyser.canaries().cloned();
-        self.analyser = analyser_from_settings(yaml)?.with_canaries(canaries);
+        let mapping = self.analyser.span_mapping();
+        self.analyser = analyser_from_settings(yaml)?.with_canaries(canaries).with_span_mapping(mapping);
         // Scorecards and red-team results do not change with settings.
-        let scored = |h: &&Held| matches!(detect_kind(&h.bytes), FileKind::Trace | FileKind::Report);
+        let scored = |h: &&Held| matches!(detect_kind(&h.bytes), FileKind::Trace | FileKind::Report | FileKind::Spans);
         Ok(self.held.iter().filter(scored).map(|h| h.id).collect())
+    }
+
+    /// The span mapping in force.
+    pub fn span_mapping(&self) -> SpanMapping {
+        self.analyser.span_mapping()
+    }
+
+    /// Takes a span mapping; returns the span exports to analyse again
+    /// ([`Workspace::reanalyze`]), in the order they came.
+    pub fn set_span_mapping(&mut self, mapping: SpanMapping) -> Vec<FileId> {
+        self.analyser = std::mem::take(&mut self.analyser).with_span_mapping(mapping);
+        self.held.iter().filter(|h| detect_kind(&h.bytes) == FileKind::Spans).map(|h| h.id).collect()
+    }
+
+    /// Span export `id` as AgentLeak traces under the mapping in force
+    /// (one per run: a file name and the trace's JSON), for running the
+    /// reference on it; `None` when `id` is no span export held.
+    pub fn export_traces(&self, id: FileId) -> Option<Result<Vec<(String, String)>, String>> {
+        let held = self.held.iter().find(|h| h.id == id && detect_kind(&h.bytes) == FileKind::Spans)?;
+        let stem = crate::spans::file_stem(&held.name);
+        Some(
+            crate::spans::runs_from_spans(&held.bytes, stem, self.analyser.span_mapping())
+                .map(|runs| {
+                    runs.iter()
+                        .map(|run| {
+                            let name = format!("{}.trace.json", crate::spans::safe_file_stem(&run.trace.run_id));
+                            (name, crate::spans::trace_json(&run.trace))
+                        })
+                        .collect()
+                })
+                .map_err(|e| format!("{}: {e}", held.name)),
+        )
     }
 
     /// The canary set in force (`None`: each trace's own, if any).
@@ -515,7 +587,11 @@ impl Workspace {
 
     /// The traces held, in the order they came.
     pub fn held_traces(&self) -> Vec<FileId> {
-        self.held.iter().filter(|h| detect_kind(&h.bytes) == FileKind::Trace).map(|h| h.id).collect()
+        self.held
+            .iter()
+            .filter(|h| matches!(detect_kind(&h.bytes), FileKind::Trace | FileKind::Spans))
+            .map(|h| h.id)
+            .collect()
     }
 
     /// Adds file `id` and analyses it with the settings in force. A file
@@ -544,7 +620,9 @@ impl Workspace {
         }
         let result = self.analyser_at(generated_at).analyse_file(&bytes, name, folder, progress);
         self.forget(id);
-        if matches!(kind, FileKind::Trace | FileKind::Report) || !matches!(result, FileResult::Error { .. }) {
+        if matches!(kind, FileKind::Trace | FileKind::Report | FileKind::Spans)
+            || !matches!(result, FileResult::Error { .. })
+        {
             self.held.push(Held { id, name: name.to_owned(), folder: folder.to_owned(), bytes });
         }
         result
