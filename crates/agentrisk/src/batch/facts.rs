@@ -76,6 +76,12 @@ pub struct RunFacts {
     /// The red-team record, when the run's metadata names an attack class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redteam: Option<RunResult>,
+    /// The run had no events: its numbers (a Pass) rest on nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_events: bool,
+    /// For a run made from OpenTelemetry spans, the mapping that made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_mapping: Option<crate::model::SpanMapping>,
 }
 
 impl RunFacts {
@@ -134,6 +140,8 @@ impl RunFacts {
             channel_leaks,
             event_channels,
             redteam,
+            no_events: report.event_count == 0,
+            span_mapping: report.span_source.as_ref().map(|s| s.mapping),
         })
     }
 

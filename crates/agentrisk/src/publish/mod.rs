@@ -120,6 +120,12 @@ pub struct RunNumbers {
     pub vault_secrets: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redteam: Option<RunResult>,
+    /// The run had no events: nothing was analysed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_events: bool,
+    /// For a run made from spans, the mapping that made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_mapping: Option<SpanMapping>,
 }
 
 impl RunNumbers {
@@ -133,6 +139,8 @@ impl RunNumbers {
             leaked_secrets: facts.leaked_secrets,
             vault_secrets: facts.vault_secrets,
             redteam: facts.redteam.clone(),
+            no_events: facts.no_events,
+            span_mapping: facts.span_mapping,
         }
     }
 }

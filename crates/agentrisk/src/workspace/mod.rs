@@ -238,6 +238,20 @@ pub struct EventRow {
     pub text_chars: usize,
     /// The report's findings on this event (same event id and channel).
     pub finding_ids: Vec<String>,
+    /// The span the event was made from (a span export's events only), so
+    /// a reviewer can find it in their tracing tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<SpanRef>,
+}
+
+/// Where in a span export an event came from; empty strings where the
+/// mapping does not say (the reference mapping keeps only the kind).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpanRef {
+    pub name: String,
+    pub kind: String,
+    pub span_id: String,
+    pub trace_id: String,
 }
 
 impl EventRow {

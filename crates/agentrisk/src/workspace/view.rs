@@ -3,7 +3,7 @@
 //! reviewer may ask to see. Built once per analysis, from the trace and
 //! the unredacted report, so that no shell ever runs a detector to mask text.
 
-use super::{AnalyzedTrace, EventRow, TextPart, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT};
+use super::{AnalyzedTrace, EventRow, SpanRef, TextPart, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT};
 use crate::analyze::redact;
 use crate::batch::RunFacts;
 use crate::model::Report;
@@ -60,6 +60,7 @@ pub(super) fn analyzed_trace(
             text: masks.as_ref().map(|m| m.shown_text(&event.text)).unwrap_or_default(),
             text_chars: event.text.chars().count(),
             finding_ids: findings_by_event.get(&(&*event.event_id, event.channel)).cloned().unwrap_or_default(),
+            span: SpanRef::of(event),
         })
         .collect();
     let (findings_total, control_findings) = list_findings(&mut report);
@@ -274,5 +275,22 @@ mod tests {
         assert_eq!(shown.chars().count(), TEXT_LIMIT);
         assert!(shown.ends_with("SE*"), "{shown}");
         assert!(!shown.contains("SEC"));
+    }
+}
+
+impl SpanRef {
+    /// The span an event was made from, when its metadata names one (a
+    /// span export's events do; an AgentLeak trace's do not).
+    fn of(event: &crate::trace::Event) -> Option<SpanRef> {
+        let text = |key: &str| event.meta(key).and_then(crate::trace::PyValue::as_str).unwrap_or_default().to_owned();
+        let span = SpanRef {
+            name: text("span_name"),
+            kind: text("span_kind"),
+            span_id: text("span_id"),
+            trace_id: text("trace_id"),
+        };
+        let from_spans =
+            event.meta("span_id").is_some() || event.meta("origin").and_then(|v| v.as_str()) == Some("otel");
+        from_spans.then_some(span)
     }
 }
