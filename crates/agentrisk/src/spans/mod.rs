@@ -78,7 +78,7 @@ pub struct SpanRun {
 /// problem; callers add the file name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpanError {
-    #[error("{place}invalid JSON at line {line}, column {column}: {message}")]
+    #[error("{place}line {line}, column {column}: invalid JSON: {message}")]
     Json { place: String, line: usize, column: usize, message: String },
     #[error(
         "this is binary OTLP (protobuf), which cannot be read here; export OTLP JSON instead (the OpenTelemetry \
