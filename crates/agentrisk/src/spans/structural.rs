@@ -114,7 +114,9 @@ pub fn traces(spans: &[Span], stem: &str) -> Vec<(Trace, u64, Option<String>)> {
 
 /// Spans grouped by conversation: by `session.id` or
 /// `gen_ai.conversation.id` (a trace takes the first one any of its spans
-/// carries), else by trace id; ordered by their first span's start.
+/// carries), else by trace id; ordered by their first span's start. Each
+/// comes with the key that names it: the session id, or the trace id's
+/// first 8 digits (all of it when two conversations share those).
 fn conversations(spans: &[Span]) -> Vec<(String, Vec<usize>)> {
     let mut session_of_trace: FxMap<&str, String> = FxMap::default();
     for span in spans {
@@ -126,12 +128,13 @@ fn conversations(spans: &[Span]) -> Vec<(String, Vec<usize>)> {
             session_of_trace.insert(&span.trace_id, session);
         }
     }
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut index_of: FxMap<String, usize> = FxMap::default();
+    // (is a session, key) → members.
+    let mut groups: Vec<((bool, String), Vec<usize>)> = Vec::new();
+    let mut index_of: FxMap<(bool, String), usize> = FxMap::default();
     for (i, span) in spans.iter().enumerate() {
         let key = match session_of_trace.get(span.trace_id.as_str()) {
-            Some(session) => session.clone(),
-            None => span.trace_id.chars().take(8).collect(),
+            Some(session) => (true, session.clone()),
+            None => (false, span.trace_id.clone()),
         };
         let at = *index_of.entry(key.clone()).or_insert_with(|| {
             groups.push((key, Vec::new()));
@@ -140,7 +143,25 @@ fn conversations(spans: &[Span]) -> Vec<(String, Vec<usize>)> {
         groups[at].1.push(i);
     }
     groups.sort_by_key(|(_, members)| members.iter().map(|&i| (spans[i].start, spans[i].order)).min());
+    let short = |id: &str| -> String { id.chars().take(8).collect() };
+    let mut prefixes: FxMap<String, usize> = FxMap::default();
+    for ((session, id), _) in &groups {
+        if !session {
+            *prefixes.entry(short(id)).or_default() += 1;
+        }
+    }
     groups
+        .into_iter()
+        .map(|((session, id), members)| {
+            let name = match (session, id.is_empty()) {
+                (true, _) => id,
+                (false, true) => "no-trace-id".to_owned(),
+                (false, false) if prefixes.get(&short(&id)) == Some(&1) => short(&id),
+                (false, false) => id,
+            };
+            (name, members)
+        })
+        .collect()
 }
 
 /// One event before ordering: when it happened, where in the tree, and
