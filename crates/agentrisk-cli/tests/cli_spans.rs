@@ -112,3 +112,12 @@ fn an_empty_export_is_an_error_and_a_trace_with_no_events_a_warned_pass() {
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["verdict"], "Pass", "the reference's numbers are kept");
 }
+
+#[test]
+fn the_batch_table_says_which_runs_came_from_spans() {
+    let o = agentrisk(&["batch", "-q", &spans("lc_two_sessions.otlp.jsonl"), &spans("lc_clean.otlp.json")]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("3 runs from 2 files"), "{text}");
+    assert!(text.contains("3 runs made from span exports (structural mapping)"), "{text}");
+}
