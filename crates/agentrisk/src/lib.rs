@@ -20,6 +20,8 @@
 //! * [`publish`] — report sites and review packs with a verifiable manifest.
 //! * [`pyunicode`] — Python 3.11's character classes and case folding.
 //! * [`report`] — building, loading, re-scoring and summarising a report.
+//! * [`review`] — review files (decisions about each leaked secret, run
+//!   sign-offs) and the reviewed numbers they give, beside the detected ones.
 //! * [`score`] — WSL, ρ_S, RI, privacy score, verdict and gate.
 //! * [`spans`] — OpenTelemetry span exports (OTLP JSON, JSON Lines, span
 //!   lists) read as traces, by the structural or the reference mapping.
@@ -45,6 +47,7 @@ mod pipeline;
 pub mod publish;
 pub mod pyunicode;
 pub mod report;
+pub mod review;
 pub mod score;
 pub mod spans;
 pub mod stats;

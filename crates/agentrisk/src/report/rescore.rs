@@ -1,8 +1,8 @@
 use super::Report;
 use crate::model::{Channel, ChannelRisk, Level, LevelProfile};
 use crate::score::{
-    channel_risks, channel_sums, gate, gate_change_explaining, ri_from, round_dp, secrets_from_sightings, BlockReason,
-    ScoringConfig, Secret, Sighting, Weights, MAX_WEIGHTED_SUM,
+    channel_risks, channel_sums, gate, gate_change_explaining, rho_s_of_vault, ri_from, round_dp,
+    secrets_from_sightings, BlockReason, ScoringConfig, Secret, Sighting, Weights, MAX_WEIGHTED_SUM,
 };
 use serde::{Deserialize, Serialize};
 
@@ -123,13 +123,11 @@ pub fn rescore_report_with_gate(report: &Report, config: &ScoringConfig, gate_se
         })
     };
     let wsl = weigh(&summary.level_profile, "summary.level_profile");
-    let rho_s = if summary.vault_level_profile.total() > 0 {
-        weigh(&summary.vault_level_profile, "summary.vault_level_profile")
-    } else {
-        // An explicit raw rho_s leaves the vault profile empty; the stored
-        // value is then the only record of the vault.
-        u64::try_from(report.rho_s).unwrap_or(0)
-    };
+    // An explicit raw rho_s leaves the vault profile empty; the stored
+    // value is then the only record of the vault.
+    let raw_rho_s = u64::try_from(report.rho_s).unwrap_or(0);
+    let rho_s = rho_s_of_vault(&weights, &summary.vault_level_profile, raw_rho_s)
+        .unwrap_or_else(|| weigh(&summary.vault_level_profile, "summary.vault_level_profile"));
     m.check("wsl", report.wsl, wsl as i64);
     m.check("rho_s", report.rho_s, rho_s as i64);
     if wsl > rho_s {

@@ -206,6 +206,17 @@ pub fn sorted_ri_by_channel(channel_wsl: &[(Channel, u64)], rho_s: u64) -> Vec<(
     out
 }
 
+/// ρ_S of a vault as a report records it: its level profile weighed, or,
+/// when the profile is empty (an explicit raw `rho_s` leaves none), the
+/// stored `raw_rho_s`. `None` past [`MAX_WEIGHTED_SUM`].
+pub fn rho_s_of_vault(weights: &Weights, vault_level_profile: &LevelProfile, raw_rho_s: u64) -> Option<u64> {
+    if vault_level_profile.total() > 0 {
+        weights.weigh(vault_level_profile)
+    } else {
+        Some(raw_rho_s)
+    }
+}
+
 /// RI = WSL / ρ_S, and 0 for an empty vault.
 pub fn ri_from(wsl: u64, rho_s: u64) -> f64 {
     if rho_s > 0 {
@@ -225,6 +236,7 @@ impl AgentRisk {
 
 /// Why a run is blocked by the gate. A run can be blocked for several reasons.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum BlockReason {
     /// The privacy score is under the `fail_below` threshold.
@@ -260,15 +272,35 @@ pub struct Gate {
 
 /// Applies the score, verdict and gate rules to an unrounded RI.
 pub fn gate(ri: f64, has_critical: bool, policy_failed: bool, config: &ScoringConfig) -> Gate {
+    gate_with_accepted_risks(ri, ri, has_critical, policy_failed, config)
+}
+
+/// [`gate`] for a reviewed run, whose accepted risks stay in its numbers
+/// but do not block it (`crate::review`): `ri` gives the RI, privacy score
+/// and verdict; the score rule reads `blocking_ri`, the RI without the
+/// accepted risks; the critical-leak rule reads `blocking_critical`, whether
+/// an L4 secret leaked that is not an accepted risk. A score-rule reason
+/// names the privacy score of `blocking_ri`, the one the rule compared.
+/// With no accepted risks (`blocking_ri == ri`, `blocking_critical ==
+/// has_critical`) this is [`gate`] exactly.
+pub fn gate_with_accepted_risks(
+    ri: f64,
+    blocking_ri: f64,
+    blocking_critical: bool,
+    policy_failed: bool,
+    config: &ScoringConfig,
+) -> Gate {
     let privacy_score = privacy_score_from_ri(ri);
+    let blocking_score = privacy_score_from_ri(blocking_ri);
     let mut block_reasons = Vec::new();
     if policy_failed {
         block_reasons.push(BlockReason::PolicyFailed);
     }
-    if i64::from(privacy_score) < config.fail_below {
-        block_reasons.push(BlockReason::ScoreBelowThreshold { privacy_score, fail_below: config.fail_below });
+    if i64::from(blocking_score) < config.fail_below {
+        block_reasons
+            .push(BlockReason::ScoreBelowThreshold { privacy_score: blocking_score, fail_below: config.fail_below });
     }
-    if config.block_on_critical && has_critical {
+    if config.block_on_critical && blocking_critical {
         block_reasons.push(BlockReason::CriticalLeak);
     }
     Gate {
