@@ -401,6 +401,9 @@ impl Reducible for State {
                     // A canary-set file is no run: it leaves the file list,
                     // and the What-if tab shows it (from the worker's `Canaries`).
                     FileResult::CanarySet(_) => None,
+                    // A review file is no run either: the worker's workspace
+                    // holds it as its review (`Workspace::open`).
+                    FileResult::Review(_) => None,
                 };
                 match status {
                     None => next.files.retain(|f| f.id != id),

@@ -207,7 +207,7 @@ fn reanalyze(scope: &DedicatedWorkerGlobalScope, ids: Vec<FileId>) {
     for id in ids {
         let size = WORKSPACE.with_borrow(|ws| ws.held_size(id)).unwrap_or(0);
         let result = observed(scope, id, size, |generated_at, progress| {
-            WORKSPACE.with_borrow(|ws| ws.reanalyze(id, generated_at, progress))
+            WORKSPACE.with_borrow_mut(|ws| ws.reanalyze(id, generated_at, progress))
         });
         if let Some(result) = result {
             post_result(scope, id, result);

@@ -26,7 +26,11 @@ fn every_sample_is_listed_and_loads_consistently() {
                 assert!(loaded.rescore.consistent, "{name}: {:?}", loaded.rescore.mismatches);
                 scores.push((loaded.report.run_id.clone(), loaded.report.privacy_score, loaded.report.blocked));
             }
-            FileResult::Trace(_) | FileResult::Spans(_) | FileResult::Batch(_) | FileResult::CanarySet(_) => {
+            FileResult::Trace(_)
+            | FileResult::Spans(_)
+            | FileResult::Batch(_)
+            | FileResult::CanarySet(_)
+            | FileResult::Review(_) => {
                 panic!("{name}: not read as a report")
             }
             FileResult::Error { message } => panic!("{name}: {message}"),

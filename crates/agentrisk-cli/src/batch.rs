@@ -21,13 +21,19 @@ metadata.canaries, or with --canaries FILE when given (which wins);
 canary-set files met in a folder are skipped. A file that cannot be read is named on stderr and
 skipped; the rest are counted, and the exit status is then 2 (else 0).
 
+With --review FILE, each run also gets its reviewed numbers: the table
+adds the leak and block rates as reviewed (labelled, beside the rates as
+detected), --json a `reviewed` object, a scorecard each run's `reviewed`.
+Review files met in a folder are skipped (only --review applies one).
+
 On a terminal, a bar on stderr counts the files read (not with -q).";
 
 pub const EXAMPLES: &str = "\
 Examples:
   agentrisk batch runs/
   agentrisk batch runs/ --group-by agent --confidence 0.9 --json
-  agentrisk batch traces/ reports/ --scorecard scorecard.json";
+  agentrisk batch traces/ reports/ --scorecard scorecard.json
+  agentrisk batch runs/ --review review.json --json";
 
 #[derive(clap::Args)]
 pub struct BatchArgs {
@@ -58,6 +64,8 @@ pub struct BatchArgs {
     /// JSON file of canary values: {"obvious": [...], "realistic": [...], "semantic": [...]}; used for every trace instead of its own metadata.canaries
     #[arg(long, value_name = "FILE")]
     canaries: Option<String>,
+    #[command(flatten)]
+    review: crate::review::ReviewFlags,
     /// No progress bar on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -101,7 +109,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
     };
     let group_by = args.group_by;
     let analyser = match crate::analyser(args.config.as_deref(), args.canaries.as_deref())
-        .map(|a| a.with_span_mapping(args.span_mapping.into()))
+        .and_then(|a| args.review.apply(a.with_span_mapping(args.span_mapping.into())))
     {
         Ok(analyser) => analyser,
         Err(message) => {
@@ -138,6 +146,9 @@ pub fn run(args: &BatchArgs) -> ExitCode {
     for error in &batch.errors {
         eprintln!("agentrisk: {error}");
     }
+    if let Some((review, _)) = analyser.review() {
+        crate::review::report_unmatched(&review.unmatched(&batch.secrets.iter().collect::<Vec<_>>()));
+    }
     let failed = !unlisted.is_empty() || !batch.errors.is_empty();
 
     let written = match args.output() {
@@ -165,7 +176,21 @@ pub fn run(args: &BatchArgs) -> ExitCode {
             if empty > 0 {
                 text.push_str(&format!("{empty} runs had no events: nothing was analysed in them\n"));
             }
-            if from_spans + empty > 0 {
+            if let Some(r) = &summary.reviewed {
+                text.push_str(&format!(
+                    "Reviewed: {} of {} runs ({} approved, {} changes needed, {} in review, {} not signed off); {} of {} \
+                     leaked secrets decided\n",
+                    r.runs_reviewed,
+                    summary.runs,
+                    r.approved,
+                    r.changes_needed,
+                    r.in_review,
+                    r.not_signed_off,
+                    r.decided,
+                    r.secret_groups
+                ));
+            }
+            if from_spans + empty > 0 || summary.reviewed.is_some() {
                 text.push('\n');
             }
             let rows: Vec<[String; 7]> = rate_rows(&summary).iter().map(rate_cells).collect();

@@ -10,6 +10,7 @@ mod malloc;
 mod man;
 mod progress;
 mod publish;
+mod review;
 mod run;
 
 use agentrisk::analyser::{Analyser, GateOverrides, Named, NamedConfig};
@@ -24,14 +25,16 @@ Scores AgentLeak traces and reports in scripts and CI gates, with the same
 core as the AgentRisk viewer: `run` analyses traces into reports, `batch`
 summarises many runs, `score` re-checks stored reports, `site` and `pack`
 publish runs for readers (a report site, or one HTML file that opens from
-disk). `agentrisk COMMAND --help` shows a command's flags and examples.";
+disk), `review` makes and checks review files (which `--review FILE` applies).
+`agentrisk COMMAND --help` shows a command's flags and examples.";
 
 /// The top-level help's closing lines (also the man page's).
 const EXIT_STATUS: &str = "\
 Exit status: 0 none blocked, 1 some blocked, 2 a usage error or a file that
-could not be read or parsed. For site and pack: 1 some input could not be
-published (the rest is written), 2 a usage error, a bad config or an output
-that cannot be written.";
+could not be read or parsed. With --review, blocked is the reviewed gate's.
+For site and pack: 1 some input could not be published (the rest is
+written), 2 a usage error, a bad config or an output that cannot be written.
+For review check: 1 some run is not approved.";
 
 #[derive(Parser)]
 #[command(
@@ -62,6 +65,8 @@ enum Command {
     Site(publish::SiteArgs),
     #[command(about = publish::PACK_ABOUT, long_about = publish::PACK_LONG_ABOUT, after_help = publish::PACK_EXAMPLES)]
     Pack(publish::PackArgs),
+    #[command(about = review::ABOUT, long_about = review::LONG_ABOUT, after_help = review::EXAMPLES, subcommand)]
+    Review(review::ReviewCommand),
     /// Print a shell completion script to stdout
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
@@ -89,15 +94,23 @@ this agentleak.yaml's weights, vault and gate (the same as analysing its
 trace with it). Its detector, level-override and policy settings cannot
 change a stored report and are named.
 
+With --review FILE: each run's reviewed numbers (false positives out,
+accepted risks not blocking until they expire) are printed under its line,
+and added to its --json record as `reviewed`; the exit status then follows
+the reviewed gate. Without --fail-below or --no-block-on-critical the
+reviewed gate is the one the stored decision shows (docs/review.md).
+
 With --json, each record's gate_note names the setting that explains the
 stored gate decision (null when none is needed). Exit status 1 follows the
-gate decision as the report stores it (or, with -c, as re-scored).";
+gate decision as the report stores it (or, with -c, as re-scored; with
+--review, as reviewed).";
 
 const SCORE_EXAMPLES: &str = "\
 Examples:
   agentrisk score reports/*.json
   agentrisk score --fail-below 60 --no-block-on-critical report.json
-  agentrisk score --json -c agentleak.yaml report.json";
+  agentrisk score --json -c agentleak.yaml report.json
+  agentrisk score --review review.json --today 2026-06-01 reports/*.json";
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
@@ -125,6 +138,8 @@ struct ScoreCli {
     /// What if: the numbers each run would have had with this agentleak.yaml
     #[arg(short = 'c', long = "config", value_name = "CONFIG")]
     config: Option<String>,
+    #[command(flatten)]
+    review: review::ReviewFlags,
     /// AgentLeak reports to score
     #[arg(value_name = "REPORT.json", required = true)]
     files: Vec<String>,
@@ -134,7 +149,7 @@ struct ScoreCli {
 /// (without them it is not known); `-c` is the what-if config.
 fn score_analyser(cli: &ScoreCli) -> Result<Analyser, String> {
     let what_if = cli.config.as_deref().map(read_config).transpose()?;
-    Ok(Analyser::new().with_what_if(what_if).with_gate(GateOverrides {
+    cli.review.apply(Analyser::new().with_what_if(what_if).with_gate(GateOverrides {
         fail_below: cli.fail_below,
         block_on_critical: cli.no_block_on_critical.then_some(false),
     }))
@@ -151,6 +166,7 @@ fn main() -> ExitCode {
         Command::Batch(batch_args) => batch::run(&batch_args),
         Command::Site(site_args) => publish::site(&site_args),
         Command::Pack(pack_args) => publish::pack(&pack_args),
+        Command::Review(command) => review::run(&command),
         Command::Score(score_cli) => match score_analyser(&score_cli) {
             Ok(analyser) => score(&analyser, score_cli.json, &score_cli.files),
             Err(message) => {
@@ -236,6 +252,7 @@ fn analyser(config: Option<&str>, canaries: Option<&str>) -> Result<Analyser, St
 
 fn score(analyser: &Analyser, json: bool, files: &[String]) -> ExitCode {
     let mut records = Vec::new();
+    let mut secrets = Vec::new();
     let mut unreadable = false;
     for file in files {
         let scored = std::fs::read(file)
@@ -245,8 +262,11 @@ fn score(analyser: &Analyser, json: bool, files: &[String]) -> ExitCode {
             Ok(scored) => {
                 if !json {
                     print_text(&scored.record, &scored.rescore, &scored.notes);
+                } else if let Some(reviewed) = &scored.record.reviewed {
+                    review::expired_warnings(file, reviewed).iter().for_each(|w| eprintln!("{w}"));
                 }
                 records.push(scored.record);
+                secrets.push(scored.secrets);
             }
             Err(message) => {
                 eprintln!("agentrisk: {message}");
@@ -263,11 +283,14 @@ fn score(analyser: &Analyser, json: bool, files: &[String]) -> ExitCode {
             }
         }
     }
+    if let Some((review, _)) = analyser.review() {
+        review::report_unmatched(&review.unmatched(&secrets.iter().collect::<Vec<_>>()));
+    }
     // `blocked` is the record's: the report's stored decision (the what-if
-    // one with -c), never the recomputed one.
+    // one with -c), never the recomputed one; with a review, the reviewed one.
     if unreadable {
         ExitCode::from(2)
-    } else if records.iter().any(|r| r.blocked) {
+    } else if records.iter().any(|r| r.reviewed.as_ref().map_or(r.blocked, |reviewed| reviewed.blocked)) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -291,5 +314,8 @@ fn print_text(record: &ScoreRecord, rescore: &agentrisk::Rescore, notes: &[Strin
     }
     for note in notes {
         println!("    note: {note}");
+    }
+    if let Some(reviewed) = &record.reviewed {
+        review::reviewed_lines(reviewed).iter().for_each(|line| println!("{line}"));
     }
 }

@@ -30,6 +30,12 @@ files. By default a trace is published as its report (redacted values only)
 with the SHA-256 of the trace; --include-traces publishes the raw traces
 too, with every secret they hold.
 
+With --review FILE (repeatable) the review file is published too, first,
+as a data file the manifest lists with its SHA-256, and each run's entry
+carries its reviewed numbers (acceptances judged at the publication's
+date); the page shows the decisions and sign-offs and checks them like
+any other file.
+
 OUT must be missing, empty, or a site written before (its contents are
 then replaced). A source that cannot be published is named on stderr, the
 site is still written, and the exit status is 1.";
@@ -51,6 +57,8 @@ run, and whether its data still match the manifest.
 Inputs are taken as `agentrisk batch` takes them. By default a trace is
 packed as its report (redacted values only) with the SHA-256 of the trace;
 --include-traces packs the raw traces too, with every secret they hold.
+With --review FILE the review file is packed too, listed in the manifest
+with the runs' reviewed numbers, as for `agentrisk site`.
 A source that cannot be published is named on stderr, the file is still
 written, and the exit status is 1.";
 
@@ -58,7 +66,8 @@ pub const PACK_EXAMPLES: &str = "\
 Examples:
   agentrisk pack runs/ -o review.html
   agentrisk pack traces/ reports/ -o review.html --title 'Audit, week 49'
-  agentrisk pack runs/ -o review.html -c agentleak.yaml --include-traces";
+  agentrisk pack runs/ -o review.html -c agentleak.yaml --include-traces
+  agentrisk pack runs/ -o review.html --review review.json";
 
 /// What this binary says when it was built without the viewer.
 const NO_VIEWER: &str = "agentrisk: this agentrisk was built without the viewer; \
@@ -84,6 +93,9 @@ pub struct PublishArgs {
     /// How OpenTelemetry span exports become runs (recorded in the manifest)
     #[arg(long, value_enum, value_name = "MAPPING", default_value = "structural")]
     span_mapping: crate::SpanMappingArg,
+    /// A review file to publish with the runs (its decisions and sign-offs; each run's reviewed numbers in the manifest); repeat to combine files
+    #[arg(long = "review", value_name = "FILE")]
+    review: Vec<String>,
     /// No summary on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -116,7 +128,7 @@ struct Published {
 
 pub fn site(args: &SiteArgs) -> ExitCode {
     let out = Path::new(&args.out);
-    let Prepared { config, dist } = match prepare(&args.publish) {
+    let Prepared { config, dist, reviews } = match prepare(&args.publish) {
         Ok(prepared) => prepared,
         Err(code) => return code,
     };
@@ -125,7 +137,7 @@ pub fn site(args: &SiteArgs) -> ExitCode {
         Ok(replace) => replace,
         Err(message) => return fail(&message),
     };
-    let Published { publication, failed } = match published(&args.publish, config, Some(out)) {
+    let Published { publication, failed } = match published(&args.publish, config, &reviews, Some(out)) {
         Ok(published) => published,
         Err(code) => return code,
     };
@@ -150,7 +162,7 @@ pub fn site(args: &SiteArgs) -> ExitCode {
 }
 
 pub fn pack(args: &PackArgs) -> ExitCode {
-    let Prepared { config, dist } = match prepare(&args.publish) {
+    let Prepared { config, dist, reviews } = match prepare(&args.publish) {
         Ok(prepared) => prepared,
         Err(code) => return code,
     };
@@ -158,7 +170,7 @@ pub fn pack(args: &PackArgs) -> ExitCode {
         Ok(assets) => assets,
         Err(message) => return fail(&format!("the viewer inside this binary cannot make a pack: {message}")),
     };
-    let Published { publication, failed } = match published(&args.publish, config, None) {
+    let Published { publication, failed } = match published(&args.publish, config, &reviews, None) {
         Ok(published) => published,
         Err(code) => return code,
     };
@@ -188,6 +200,8 @@ pub fn pack(args: &PackArgs) -> ExitCode {
 struct Prepared {
     config: Option<(String, String)>,
     dist: Vec<(String, Vec<u8>)>,
+    /// The review files: (name, bytes), checked.
+    reviews: Vec<(String, Vec<u8>)>,
 }
 
 fn prepare(args: &PublishArgs) -> Result<Prepared, ExitCode> {
@@ -195,12 +209,30 @@ fn prepare(args: &PublishArgs) -> Result<Prepared, ExitCode> {
         Some(path) => Some(config_file(path).map_err(|message| fail(&message))?),
         None => None,
     };
+    let reviews = review_files(&args.review).map_err(|message| fail(&message))?;
     if viewer::VIEWER_FILES.is_empty() {
         eprintln!("{NO_VIEWER}");
         return Err(ExitCode::from(2));
     }
     let dist = viewer::VIEWER_FILES.iter().map(|(path, bytes)| ((*path).to_owned(), bytes.to_vec())).collect();
-    Ok(Prepared { config, dist })
+    Ok(Prepared { config, dist, reviews })
+}
+
+/// `--review`: each file read and checked (combined, as the publication
+/// applies them), named by its file name as the manifest records it; the
+/// error names the path as given.
+fn review_files(paths: &[String]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let read: Vec<(String, String, Vec<u8>)> = paths
+        .iter()
+        .map(|path| {
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
+            let name = Path::new(path).file_name().map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
+            Ok((path.clone(), name, bytes))
+        })
+        .collect::<Result<_, String>>()?;
+    let named: Vec<Named<'_>> = read.iter().map(|(path, _, bytes)| Named { name: path, bytes }).collect();
+    agentrisk::analyser::review_from_files(&named).map_err(|e| e.to_string())?;
+    Ok(read.into_iter().map(|(_, name, bytes)| (name, bytes)).collect())
 }
 
 /// `-c`: (file name, text), checked as the viewer will load it; the error
@@ -217,7 +249,12 @@ fn config_file(path: &str) -> Result<(String, String), String> {
 /// published is named on stderr.
 /// `skip`: a folder whose files are never inputs (a site written before
 /// inside an input folder, which would otherwise publish itself).
-fn published(args: &PublishArgs, config: Option<(String, String)>, skip: Option<&Path>) -> Result<Published, ExitCode> {
+fn published(
+    args: &PublishArgs,
+    config: Option<(String, String)>,
+    reviews: &[(String, Vec<u8>)],
+    skip: Option<&Path>,
+) -> Result<Published, ExitCode> {
     let options = PublishOptions {
         title: args.title.clone(),
         generated_at: crate::run::now_isoformat(),
@@ -247,11 +284,16 @@ fn published(args: &PublishArgs, config: Option<(String, String)>, skip: Option<
             }
         }
     }
-    let sources: Vec<Source<'_>> =
-        read.iter().map(|(file, name, bytes)| Source { name, folder: &file.folder, bytes }).collect();
+    // The review files first: the manifest lists them first, so a viewer
+    // applies the review before it checks the runs.
+    let sources: Vec<Source<'_>> = reviews
+        .iter()
+        .map(|(name, bytes)| Source { name, folder: "", bytes })
+        .chain(read.iter().map(|(file, name, bytes)| Source { name, folder: &file.folder, bytes }))
+        .collect();
     let publication = publish(&sources, &options).map_err(|e| fail(&e.to_string()))?;
     // The manifest lists the sources in order; name each failure by the path given.
-    for ((file, _, _), entry) in read.iter().zip(&publication.manifest.files) {
+    for ((file, _, _), entry) in read.iter().zip(publication.manifest.files.iter().skip(reviews.len())) {
         if let Some(problem) = &entry.error {
             eprintln!("agentrisk: {}: {problem}", file.path.display());
             failed = true;
@@ -339,8 +381,17 @@ fn counts(publication: &Publication) -> String {
     let runs: usize = files.iter().map(|f| f.numbers.runs.len()).sum();
     let published = files.iter().filter(|f| f.data.is_some()).count();
     let skipped = files.len() - published;
+    let review = publication.manifest.review.as_ref().map_or_else(String::new, |r| {
+        format!(
+            ", with the review {} ({} decisions, {} sign-offs; reviewed numbers as of {})",
+            r.files.join(", "),
+            r.decisions,
+            r.sign_offs,
+            r.date
+        )
+    });
     format!(
-        "{runs} runs from {published} published files{}",
+        "{runs} runs from {published} published files{review}{}",
         if skipped == 0 { String::new() } else { format!("; {skipped} not published") }
     )
 }

@@ -2,6 +2,7 @@
 
 use crate::progress;
 use agentrisk::analyser::{Analyser, CanarySetting, GateOverrides, Keep, Progress};
+use agentrisk::review::{ReviewedReport, RunReview};
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,6 +19,11 @@ unless -q. Without -c every built-in detector runs; with any config file its
 toggles apply, and finance and hr are off unless it switches them on (the
 reference's behaviour, kept for parity).
 
+With --review FILE, each report gets a top-level `reviewed` object (its
+reviewed numbers: false positives out, accepted risks not blocking until
+they expire; the reference's keys are unchanged), the summary line is
+followed by the reviewed one, and the exit status follows the reviewed gate.
+
 On a terminal, a trace of 4 MB or more shows its progress on stderr (not
 with -q).";
 
@@ -25,7 +31,8 @@ pub const EXAMPLES: &str = "\
 Examples:
   agentrisk run -t trace.json
   agentrisk run -t a.json -t b.json -c agentleak.yaml -o reports/
-  agentrisk run -q -t trace.json -o - --fail-under 60 > report.json";
+  agentrisk run -q -t trace.json -o - --fail-under 60 > report.json
+  agentrisk run -t trace.json --review review.json --today 2026-06-01";
 
 /// The report formats `-f` accepts: the reference also has others; here only
 /// JSON reports are written.
@@ -57,6 +64,8 @@ pub struct RunArgs {
     /// How OpenTelemetry span exports (OTLP JSON, JSON Lines, span lists) become runs
     #[arg(long, value_enum, value_name = "MAPPING", default_value = "structural")]
     pub(crate) span_mapping: crate::SpanMappingArg,
+    #[command(flatten)]
+    review: crate::review::ReviewFlags,
     /// No summary lines and no progress on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -67,9 +76,11 @@ pub struct RunArgs {
 /// replaces the config's fail_below, as in the reference) and the canaries;
 /// or which file is wrong and why.
 fn analyser_of(args: &RunArgs) -> Result<Analyser, String> {
-    Ok(crate::analyser(args.config.as_deref(), args.canaries.as_deref())?
-        .with_span_mapping(args.span_mapping.into())
-        .with_gate(GateOverrides { fail_below: args.fail_under, block_on_critical: None }))
+    args.review.apply(
+        crate::analyser(args.config.as_deref(), args.canaries.as_deref())?
+            .with_span_mapping(args.span_mapping.into())
+            .with_gate(GateOverrides { fail_below: args.fail_under, block_on_critical: None }),
+    )
 }
 
 /// A canary-set file, read by the core's rule; errors name the file and
@@ -125,6 +136,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     }
     let show_progress = progress::wanted(args.quiet);
     let (mut failed, mut blocked) = (false, false);
+    let mut secrets = Vec::new();
     for path in &args.traces {
         let analyser = analyser.clone().with_generated_at(now_isoformat());
         // The file's bytes are dropped once parsed and the trace as soon as
@@ -158,7 +170,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
             }
         };
         for report in reports {
-            let destination = match write_out(args, to_stdout, &report) {
+            let run_secrets = analyser.review().map(|_| analyser.trace_secrets(&report));
+            let reviewed = run_secrets.as_ref().and_then(|s| analyser.reviewed(s));
+            secrets.extend(run_secrets);
+            let destination = match write_out(args, to_stdout, &report, reviewed.as_ref()) {
                 Ok(destination) => destination,
                 Err(message) => {
                     eprintln!("agentrisk: {message}");
@@ -166,7 +181,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
                     continue;
                 }
             };
-            blocked |= report.blocked;
+            blocked |= reviewed.as_ref().map_or(report.blocked, |r| r.blocked);
             if report.event_count == 0 {
                 // The reference's numbers for an empty trace are a Pass, but
                 // nothing was looked at: say so even with --quiet.
@@ -187,8 +202,16 @@ pub fn run(args: &RunArgs) -> ExitCode {
                     if report.blocked { "blocked" } else { "not blocked" },
                     report.findings.len(),
                 );
+                if let Some(reviewed) = &reviewed {
+                    crate::review::reviewed_lines(reviewed).iter().for_each(|line| eprintln!("{line}"));
+                }
+            } else if let Some(reviewed) = &reviewed {
+                crate::review::expired_warnings(path, reviewed).iter().for_each(|w| eprintln!("{w}"));
             }
         }
+    }
+    if let Some((review, _)) = analyser.review() {
+        crate::review::report_unmatched(&review.unmatched(&secrets.iter().collect::<Vec<_>>()));
     }
     if failed {
         ExitCode::from(2)
@@ -201,26 +224,33 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 /// Writes a report to stdout or to its file in the output folder; returns
 /// where it went, or why it could not be written.
-fn write_out(args: &RunArgs, to_stdout: bool, report: &agentrisk::model::Report) -> Result<String, String> {
+fn write_out(
+    args: &RunArgs,
+    to_stdout: bool,
+    report: &agentrisk::model::Report,
+    reviewed: Option<&RunReview>,
+) -> Result<String, String> {
+    let report = ReviewedReport { report, reviewed };
     if to_stdout {
         // Stdout is line-buffered; a pretty report has a line per value.
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        write_report(&mut out, report)
+        write_report(&mut out, &report)
             .and_then(|()| out.write_all(b"\n"))
             .and_then(|()| out.flush())
             .map_err(|e| format!("stdout: cannot write: {e}"))?;
         return Ok("stdout".to_owned());
     }
-    let file: PathBuf = [args.out_dir.as_str(), &format!("{}.json", file_name_for(&report.run_id))].iter().collect();
+    let file: PathBuf =
+        [args.out_dir.as_str(), &format!("{}.json", file_name_for(&report.report.run_id))].iter().collect();
     // No trailing newline, like the reference's json.dumps output.
     std::fs::File::create(&file)
-        .and_then(|f| write_report(&mut std::io::BufWriter::new(f), report))
+        .and_then(|f| write_report(&mut std::io::BufWriter::new(f), &report))
         .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
     Ok(file.display().to_string())
 }
 
-/// Writes a report as indented JSON and flushes.
-fn write_report(out: &mut impl Write, report: &agentrisk::model::Report) -> std::io::Result<()> {
+/// Writes a report (with its `reviewed` object, when reviewed) as indented JSON and flushes.
+fn write_report(out: &mut impl Write, report: &ReviewedReport<'_>) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, report)?;
     out.flush()
 }

@@ -313,7 +313,7 @@ fn workspace_batch(dir: &Path, canaries: &Path) -> Value {
                 runs.extend(b.runs);
                 redteam.extend(b.redteam);
             }
-            FileResult::CanarySet(_) | FileResult::Error { .. } => {}
+            FileResult::CanarySet(_) | FileResult::Review(_) | FileResult::Error { .. } => {}
         }
     }
     let method = interval_method(0.9, false).unwrap();

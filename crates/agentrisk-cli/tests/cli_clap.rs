@@ -27,7 +27,7 @@ fn examples_dir(tag: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 7] = ["run", "batch", "score", "site", "pack", "completions", "man"];
+const COMMANDS: [&str; 8] = ["run", "batch", "score", "site", "pack", "review", "completions", "man"];
 
 #[test]
 fn help_lists_every_command_and_exits_zero() {
@@ -53,6 +53,7 @@ fn every_command_help_ends_with_examples() {
         ("run", "  agentrisk run -t trace.json\n"),
         ("batch", "  agentrisk batch runs/\n"),
         ("score", "  agentrisk score reports/*.json\n"),
+        ("review", "  agentrisk review init runs/ -o review.json\n"),
         ("completions", "  agentrisk completions bash > "),
         ("man", "  man -l <(agentrisk man)\n"),
     ] {
@@ -81,6 +82,9 @@ fn every_command_help_ends_with_examples() {
     let score = stdout(&agentrisk(&["score", "--help"]));
     for flag in ["--json", "--fail-below <N>", "(default 40)", "--no-block-on-critical", "-c, --config"] {
         assert!(score.contains(flag), "{flag} in:\n{score}");
+    }
+    for help in [&run, &batch, &score] {
+        assert!(help.contains("--review <FILE>") && help.contains("--today <YYYY-MM-DD>"), "{help}");
     }
 }
 

@@ -13,12 +13,13 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use agentrisk::analyser::{Analyser, BatchInput, BatchRuns, Named, NamedConfig};
+use agentrisk::analyser::{Analyser, BatchInput, BatchRuns, Keep, Named, NamedConfig};
 use agentrisk::batch::{GroupBy, Scorecard};
 use agentrisk::config::{config_from_yaml, AnalysisConfig};
 use agentrisk::detect::luhn;
 use agentrisk::model::Report;
 use agentrisk::report::report_what_if;
+use agentrisk::review::{Date, Decision, DecisionKind, Review, RunSecrets};
 use agentrisk::stats::IntervalMethod;
 use agentrisk::{rescore_report, Channel, Verdict};
 use proptest::prelude::*;
@@ -520,4 +521,102 @@ fn every_piece_is_detected_as_its_data_type() {
     };
     let report = analyze(&chatter.to_json(), &AnalysisConfig::default());
     assert_eq!((report.risk_index, report.privacy_score, report.verdict.as_str()), (0.0, 100, "Pass"));
+}
+
+// ---------------------------------------------------------------- reviews
+
+/// The analyser of `config`, with `review` judged at a fixed date.
+fn reviewing(config: &AnalysisConfig, review: Review) -> Analyser {
+    Analyser::new()
+        .with_config(Some(NamedConfig { name: "agentleak.yaml".to_owned(), config: config.clone() }))
+        .with_generated_at("2026-01-01T00:00:00Z")
+        .with_review(Some(review), Date::parse("2026-06-01").unwrap())
+}
+
+/// Decisions of one kind for the secret groups `pick` selects (bit i:
+/// group i), on every channel.
+fn decide(secrets: &RunSecrets, pick: u64, kind: Option<DecisionKind>) -> Review {
+    let decisions = secrets
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| pick >> (i % 64) & 1 == 1)
+        .map(|(_, g)| Decision {
+            decision: kind,
+            rationale: "property".to_owned(),
+            reviewer: "proptest".to_owned(),
+            decided_at: Date::parse("2026-01-02").ok(),
+            ..Decision::undecided(&secrets.run_id, &g.data_type, &g.value)
+        })
+        .collect();
+    Review { decisions, runs: Vec::new() }
+}
+
+proptest! {
+    #![proptest_config(cases(128))]
+
+    /// With no decision that changes anything — none at all, or every
+    /// secret confirmed or left undecided — the reviewed numbers are the
+    /// detected ones, gate reasons included, for a trace and for its
+    /// stored report alike.
+    #[test]
+    fn with_no_decisions_the_reviewed_numbers_are_the_detected_ones(
+        trace in trace(),
+        setup in gen_config(),
+        pick in any::<u64>(),
+        confirmed in any::<bool>(),
+    ) {
+        let config = setup.to_config();
+        let bytes = trace.to_json();
+        let plain = reviewing(&config, Review::default());
+        let analysis = plain.analyse_trace("trace.json", bytes.as_slice().into(), None, Keep::ReportOnly).unwrap();
+        let report = &analysis.report;
+        let secrets = plain.trace_secrets(report);
+        let kind = confirmed.then_some(DecisionKind::Confirmed);
+        for review in [Review::default(), decide(&secrets, pick, kind)] {
+            let reviewed = secrets.review(&review, Date::parse("2026-06-01").unwrap());
+            prop_assert_eq!(
+                (reviewed.risk_index, i64::from(reviewed.privacy_score), reviewed.verdict.as_str(), reviewed.blocked),
+                (report.risk_index, report.privacy_score, report.verdict.as_str(), report.blocked)
+            );
+            prop_assert_eq!(&reviewed.block_reasons, &analysis.block_reasons);
+            prop_assert_eq!(reviewed.leaked_secrets, report.summary.leaked_secrets);
+            prop_assert!(reviewed.false_positives.is_empty() && reviewed.accepted.is_empty());
+            // The stored report, re-scored as `agentrisk score` does, gives the same.
+            let stored = reviewing(&config, review.clone())
+                .score_report(Named { name: "report.json", bytes: &serde_json::to_vec(report).unwrap() })
+                .unwrap();
+            prop_assert_eq!(stored.record.reviewed.as_ref(), Some(&reviewed));
+        }
+    }
+
+    /// Marking secrets false positives never raises RI (nor lowers the
+    /// privacy score), with the observed vault ((W − w)/(ρ − w) ≤ W/ρ as
+    /// W ≤ ρ) and with an explicit one (ρ fixed); one more false positive
+    /// never raises it either. Accepting secrets instead never changes RI
+    /// and never blocks a run the detected gate lets through.
+    #[test]
+    fn a_false_positive_never_raises_ri(
+        trace in trace(),
+        setup in gen_config(),
+        pick in any::<u64>(),
+        one_more in any::<prop::sample::Index>(),
+    ) {
+        let config = setup.to_config();
+        let report = analyze(&trace.to_json(), &config);
+        let secrets = RunSecrets::of_report(&report, &config.scoring);
+        let today = Date::parse("2026-06-01").unwrap();
+        let fp = secrets.review(&decide(&secrets, pick, Some(DecisionKind::FalsePositive)), today);
+        prop_assert!(fp.risk_index <= report.risk_index, "RI {} → {}", report.risk_index, fp.risk_index);
+        prop_assert!(i64::from(fp.privacy_score) >= report.privacy_score);
+        prop_assert!(fp.leaked_secrets <= report.summary.leaked_secrets);
+        if !secrets.groups.is_empty() {
+            let more = pick | 1 << (one_more.index(secrets.groups.len()) % 64);
+            let more_fp = secrets.review(&decide(&secrets, more, Some(DecisionKind::FalsePositive)), today);
+            prop_assert!(more_fp.risk_index <= fp.risk_index, "RI {} → {}", fp.risk_index, more_fp.risk_index);
+        }
+        let accepted = secrets.review(&decide(&secrets, pick, Some(DecisionKind::AcceptedRisk)), today);
+        prop_assert_eq!((accepted.risk_index, i64::from(accepted.privacy_score)), (report.risk_index, report.privacy_score));
+        prop_assert!(!accepted.blocked || report.blocked);
+    }
 }

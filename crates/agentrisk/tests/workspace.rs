@@ -41,7 +41,11 @@ fn with_settings(config: AnalysisConfig) -> Analyser {
 fn analyzed(bytes: &[u8]) -> AnalyzedTrace {
     match analyze(bytes, "file.json", "", CLOCK.to_owned()) {
         FileResult::Trace(trace) => *trace,
-        FileResult::Report(_) | FileResult::Spans(_) | FileResult::Batch(_) | FileResult::CanarySet(_) => {
+        FileResult::Report(_)
+        | FileResult::Spans(_)
+        | FileResult::Batch(_)
+        | FileResult::CanarySet(_)
+        | FileResult::Review(_) => {
             panic!("not read as a trace")
         }
         FileResult::Error { message } => panic!("{message}"),

@@ -32,6 +32,7 @@ use crate::config::{config_from_bytes, AnalysisConfig};
 use crate::model::{Report, SpanMapping};
 use crate::pipeline::{self, AnalysisInput, Loaded};
 use crate::report::{load_report, report_what_if, rescore_report_with_gate, GateSettings, Rescore};
+use crate::review::{Date, Review, RunReview, RunSecrets};
 use crate::stats::IntervalMethod;
 use crate::{ScoreRecord, ScoringConfig};
 use serde::{Deserialize, Serialize};
@@ -177,13 +178,35 @@ impl std::fmt::Debug for Env {
 }
 
 /// One report re-scored: the record `score --json` prints (with a what-if
-/// config, the numbers it gives), the re-scoring of the stored numbers, and
-/// what the what-if config asks for that a report cannot show.
+/// config, the numbers it gives; with a review, its reviewed numbers), the
+/// re-scoring of the stored numbers, what the what-if config asks for that
+/// a report cannot show, and the run's leaked secrets as a review names them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scored {
     pub record: ScoreRecord,
     pub rescore: Rescore,
     pub notes: Vec<String>,
+    pub secrets: RunSecrets,
+}
+
+/// Review files read and combined into one review, in the order given (a
+/// later file's sign-off is a run's status); the error names the file, the
+/// place in it and the problem (two files that decide one secret
+/// differently name the later one).
+pub fn review_from_files(files: &[Named<'_>]) -> Result<Review, ApiError> {
+    let mut reviews = Vec::with_capacity(files.len());
+    for file in files {
+        let review = Review::from_json(file.bytes).map_err(|e| ApiError::new(file.name, &e.to_string()))?;
+        reviews.push((file.name, review));
+    }
+    Review::combined(reviews).map_err(|(name, e)| ApiError::new(&name, &e.to_string()))
+}
+
+/// A review and the date its acceptances are judged at.
+#[derive(Debug, Clone, PartialEq)]
+struct ReviewInForce {
+    review: Review,
+    today: Date,
 }
 
 /// A file of a batch, with the folder it counts under for `group_by: folder`
@@ -222,6 +245,7 @@ pub struct Analyser {
     env: Env,
     generated_at: String,
     span_mapping: SpanMapping,
+    review: Option<ReviewInForce>,
 }
 
 impl Analyser {
@@ -278,6 +302,55 @@ impl Analyser {
 
     pub fn span_mapping(&self) -> SpanMapping {
         self.span_mapping
+    }
+
+    /// The review runs are reviewed with (`None`: none), and `today`, the
+    /// date its acceptances are judged at (the caller's clock: the core
+    /// reads none). With a review, every call that gives a run's numbers
+    /// gives its reviewed numbers beside them ([`Analyser::reviewed`]).
+    pub fn with_review(mut self, review: Option<Review>, today: Date) -> Analyser {
+        self.review = review.map(|review| ReviewInForce { review, today });
+        self
+    }
+
+    /// The review in force and its date.
+    pub fn review(&self) -> Option<(&Review, Date)> {
+        self.review.as_ref().map(|r| (&r.review, r.today))
+    }
+
+    /// A trace's run as a review sees it: its report's leaked secrets and
+    /// scoring inputs, gated as the trace config gates it.
+    pub fn trace_secrets(&self, report: &Report) -> RunSecrets {
+        RunSecrets::of_report(report, &self.trace_config().scoring)
+    }
+
+    /// A stored report's run as a review sees it, `shown` as
+    /// [`Analyser::score_report`] shows it (re-scored with the what-if
+    /// config when one is set): gated by the what-if config, else by the
+    /// gate overrides, else (the gate unknown) by the reference's gate
+    /// changed as little as gives the stored decision.
+    pub fn report_secrets(&self, shown: &Report) -> RunSecrets {
+        self.stored_secrets(shown, self.what_if.is_some())
+    }
+
+    /// [`Analyser::report_secrets`], saying whether `report` was re-scored
+    /// with the what-if config (a batch reads reports as stored).
+    fn stored_secrets(&self, report: &Report, what_if_applied: bool) -> RunSecrets {
+        if let (true, Some(named)) = (what_if_applied, &self.what_if) {
+            return RunSecrets::of_report(report, &named.config.scoring);
+        }
+        let mut scoring = ScoringConfig::default();
+        self.gate.apply(&mut scoring);
+        if self.gate.is_set() {
+            RunSecrets::of_report(report, &scoring)
+        } else {
+            RunSecrets::of_stored_report(report, &scoring)
+        }
+    }
+
+    /// A run's reviewed numbers under the review in force; `None` without one.
+    pub fn reviewed(&self, secrets: &RunSecrets) -> Option<RunReview> {
+        self.review.as_ref().map(|r| secrets.review(&r.review, r.today))
     }
 
     pub fn config(&self) -> Option<&NamedConfig> {
@@ -388,7 +461,10 @@ impl Analyser {
                 }
             },
         };
-        Ok(Scored { record: ScoreRecord::new(report.name, &shown, &rescore), rescore, notes })
+        let secrets = self.report_secrets(&shown);
+        let mut record = ScoreRecord::new(report.name, &shown, &rescore);
+        record.reviewed = self.reviewed(&secrets);
+        Ok(Scored { record, rescore, notes, secrets })
     }
 
     /// A stored report's numbers recomputed from its own inputs, under the
@@ -425,11 +501,28 @@ impl Analyser {
 
     /// One batch file read into run facts: a trace analysed (with the
     /// config and canaries), a report as stored, a scorecard's rows,
-    /// red-team records; a canary-set file holds no run.
+    /// red-team records; a canary-set or review file holds no run. With a
+    /// review, each run made from a trace or a report gets its reviewed
+    /// numbers ([`RunFacts::reviewed`]) and [`BatchFile::secrets`] its
+    /// secrets (a scorecard's rows keep the reviewed numbers they hold).
     pub fn read_batch_file(&self, file: BatchInput<'_>) -> Result<BatchFile, ApiError> {
         let config = self.trace_config();
-        load_batch_file(file.name, file.folder, file.bytes, &self.input(&config))
-            .map_err(|e| ApiError::new(file.name, &e.to_string()))
+        let secrets_of = |report: &Report, from_trace: bool| {
+            if from_trace {
+                self.trace_secrets(report)
+            } else {
+                self.stored_secrets(report, false)
+            }
+        };
+        let wanted: Option<&dyn Fn(&Report, bool) -> RunSecrets> = self.review.is_some().then_some(&secrets_of);
+        let mut read = load_batch_file(file.name, file.folder, file.bytes, &self.input(&config), wanted)
+            .map_err(|e| ApiError::new(file.name, &e.to_string()))?;
+        if let Some(r) = &self.review {
+            for (run, secrets) in read.runs.iter_mut().zip(&read.secrets) {
+                run.reviewed = Some(secrets.review(&r.review, r.today).numbers());
+            }
+        }
+        Ok(read)
     }
 
     /// The batch summary of `files`, as `agentrisk batch --json` prints it.
@@ -471,6 +564,9 @@ impl Analyser {
 pub struct BatchRuns {
     pub runs: Vec<RunFacts>,
     pub redteam: Vec<RunResult>,
+    /// With a review, the secrets of each run made from a trace or a
+    /// report (for [`Review::unmatched`]).
+    pub secrets: Vec<RunSecrets>,
     pub errors: Vec<ApiError>,
     /// Files read into runs or records (a canary-set file counts: it was read).
     pub files_read: usize,
@@ -484,6 +580,7 @@ impl BatchRuns {
             Ok(read) => {
                 self.runs.extend(read.runs);
                 self.redteam.extend(read.redteam);
+                self.secrets.extend(read.secrets);
                 self.files_read += 1;
             }
             Err(e) => self.errors.push(e),

@@ -82,6 +82,10 @@ pub struct RunFacts {
     /// For a run made from OpenTelemetry spans, the mapping that made it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span_mapping: Option<crate::model::SpanMapping>,
+    /// With a review: the run's reviewed numbers, beside the detected ones
+    /// above (`crate::review`). Left out without a review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewed: Option<crate::review::ReviewedNumbers>,
 }
 
 impl RunFacts {
@@ -142,6 +146,7 @@ impl RunFacts {
             redteam,
             no_events: report.event_count == 0,
             span_mapping: report.span_source.as_ref().map(|s| s.mapping),
+            reviewed: None,
         })
     }
 

@@ -8,6 +8,9 @@
 //!   whose first line is an object with both `attack_class_id` and
 //!   `detected_on_primary`, is red-team results (a JSON array or JSON
 //!   Lines);
+//! * a JSON object whose first key is `"format": "agentrisk-review"` is a
+//!   review file (no run: a batch skips it, `--review FILE` applies one;
+//!   a viewer applies it to the runs; `crate::review`);
 //! * a JSON object whose first key is `"obvious"`, `"realistic"` or
 //!   `"semantic"` is a canary set (no run: a batch skips it, a viewer applies
 //!   it to the traces; `analyze::Canaries::from_json_bytes`);
@@ -19,7 +22,9 @@
 use super::facts::{MetadataError, RunFacts};
 use super::redteam::{parse_redteam_results, RedTeamError, RunResult};
 use super::scorecard::{looks_like_scorecard, read_scorecard, ScorecardError, ScorecardSettings};
+use crate::model::Report;
 use crate::pipeline::{analyse_span_bytes, load_any, AnalysisInput, Keep, LoadFileError, Loaded};
+use crate::review::RunSecrets;
 use std::collections::BTreeSet;
 
 /// The folder a run counts under for `group_by: folder`, from its file's
@@ -45,6 +50,8 @@ pub enum FileKind {
     CanarySet,
     /// An OpenTelemetry span export: a run per conversation.
     Spans,
+    /// A review file (`crate::review`): no run; decisions about runs.
+    Review,
 }
 
 impl FileKind {
@@ -56,6 +63,7 @@ impl FileKind {
             FileKind::RedTeam => "red-team results",
             FileKind::CanarySet => "canary set",
             FileKind::Spans => "span export",
+            FileKind::Review => "review",
         }
     }
 }
@@ -68,6 +76,9 @@ pub struct BatchFile {
     pub redteam: Vec<RunResult>,
     /// A scorecard's own settings.
     pub settings: Option<ScorecardSettings>,
+    /// When asked for, the leaked secrets of each run made from a trace or
+    /// a report, in `runs` order (empty for a scorecard's rows).
+    pub secrets: Vec<RunSecrets>,
 }
 
 /// Why a batch file could not be read; `Display` names the place and the
@@ -88,6 +99,9 @@ pub enum BatchFileError {
 pub fn detect_kind(bytes: &[u8]) -> FileKind {
     if looks_like_scorecard(bytes) {
         return FileKind::Scorecard;
+    }
+    if crate::review::looks_like_review(bytes) {
+        return FileKind::Review;
     }
     if crate::pipeline::looks_like_report(bytes) {
         return FileKind::Report;
@@ -127,16 +141,22 @@ fn looks_like_canary_set(text: &[u8]) -> bool {
     [&b"\"obvious\""[..], b"\"realistic\"", b"\"semantic\""].iter().any(|key| rest.starts_with(key))
 }
 
+/// A run's secrets for a review, from its report and whether it was
+/// analysed from its trace (the analyser picks the gate).
+pub(crate) type SecretsOf<'a> = Option<&'a dyn Fn(&Report, bool) -> RunSecrets>;
+
 /// Reads one batch file: analyses a trace, loads a report, reads a
-/// scorecard's rows or red-team records.
+/// scorecard's rows or red-team records; with `secrets_of`, also each
+/// run's secrets ([`BatchFile::secrets`]).
 pub(crate) fn load_batch_file(
     file: &str,
     folder: &str,
     bytes: &[u8],
     input: &AnalysisInput<'_>,
+    secrets_of: SecretsOf<'_>,
 ) -> Result<BatchFile, BatchFileError> {
     let kind = detect_kind(bytes);
-    let mut out = BatchFile { kind, runs: Vec::new(), redteam: Vec::new(), settings: None };
+    let mut out = BatchFile { kind, runs: Vec::new(), redteam: Vec::new(), settings: None, secrets: Vec::new() };
     match kind {
         FileKind::Scorecard => {
             let rows = read_scorecard(bytes)?;
@@ -145,13 +165,15 @@ pub(crate) fn load_batch_file(
             out.settings = rows.settings;
         }
         FileKind::RedTeam => out.redteam = parse_redteam_results(bytes)?,
-        // A canary set is no run; `--canaries FILE` applies one.
-        FileKind::CanarySet => {}
+        // A canary set is no run; `--canaries FILE` applies one. Nor is a
+        // review; `--review FILE` applies one.
+        FileKind::CanarySet | FileKind::Review => {}
         FileKind::Spans => {
             for run in analyse_span_bytes(file, bytes, input, &|_| {}, Keep::Trace)? {
                 if let Some(trace) = &run.trace {
                     let channels: BTreeSet<_> = trace.events.iter().map(|e| e.channel).collect();
                     out.runs.push(RunFacts::from_report(file, folder, &run.report, Some(channels), None)?);
+                    out.secrets.extend(secrets_of.map(|of| of(&run.report, true)));
                 }
             }
         }
@@ -162,6 +184,10 @@ pub(crate) fn load_batch_file(
                 Loaded::Report { .. } => FileKind::Report,
             };
             out.runs.push(facts_of_loaded(file, folder, &loaded)?);
+            out.secrets.extend(secrets_of.map(|of| match &loaded {
+                Loaded::Trace { report, .. } => of(report, true),
+                Loaded::Report { report, .. } => of(report, false),
+            }));
         }
     }
     Ok(out)

@@ -35,6 +35,14 @@
 //! * **risk_index** and **privacy_score**: mean, median (the mean of the two
 //!   middle values for an even count), min and max of the reports' stored
 //!   values; all null with no runs.
+//! * **As reviewed** (`reviewed`, present when any run has reviewed numbers,
+//!   [`RunFacts::reviewed`], from a review file): the leak rate (runs with a
+//!   leaked secret once false positives are out) and the block rate (runs
+//!   the gate blocks once accepted risks are left out of it), over all
+//!   runs, each run counted with its reviewed numbers where it has them
+//!   and its detected ones otherwise; how many runs have reviewed numbers;
+//!   their sign-off statuses; and how many of their secret groups have a
+//!   decision. The rates above stay the detected ones.
 //!
 //! Rates with n = 0 have a null rate and interval. The result does not
 //! depend on the order of the runs.
@@ -53,8 +61,9 @@
 //! `verdicts` (verdict string → `{count, share}`, in `Verdict::ALL` order),
 //! `channel_leak_rates` (channel name → rate fields plus `n_from_reports`,
 //! in `Channel::ALL` order), `level_leak_rates` (`"L1"`..`"L4"` → rate),
-//! `risk_index`, `privacy_score`, then `redteam` (left out when there are no
-//! red-team results) and `groups` (left out when not grouped).
+//! `risk_index`, `privacy_score`, `reviewed` (left out when no run is
+//! reviewed), then `redteam` (left out when there are no red-team results)
+//! and `groups` (left out when not grouped).
 
 mod facts;
 mod input;
@@ -74,6 +83,7 @@ pub use scorecard::{
 };
 
 use crate::model::{Channel, Level, LevelProfile, Verdict};
+use crate::review::SignOffStatus;
 use crate::stats::{IntervalMethod, Rate, ValueStats};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
@@ -163,12 +173,37 @@ pub struct BatchSummary {
     pub level_leak_rates: Vec<LevelLeakRate>,
     pub risk_index: ValueStats,
     pub privacy_score: ValueStats,
+    /// The rates as reviewed, when any run has reviewed numbers.
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewed: Option<ReviewedRates>,
     #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redteam: Option<RedTeamSummary>,
     #[cfg_attr(feature = "typescript", ts(as = "Option<_>", optional))]
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub groups: BTreeMap<String, BatchSummary>,
+}
+
+/// A batch's rates as reviewed (see "As reviewed" in the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct ReviewedRates {
+    /// Runs with reviewed numbers (the others count with their detected ones).
+    pub runs_reviewed: u64,
+    /// Runs with a leaked secret once false positives are out, of all runs.
+    pub leak_rate: Rate,
+    /// Runs the gate blocks once accepted risks are left out of it, of all runs.
+    pub block_rate: Rate,
+    /// Reviewed runs by sign-off status, and with none.
+    pub approved: u64,
+    pub changes_needed: u64,
+    pub in_review: u64,
+    pub not_signed_off: u64,
+    /// Secret groups (review entries) of the reviewed runs with a decision
+    /// on every channel, of all of them.
+    pub decided: u64,
+    pub secret_groups: u64,
 }
 
 /// How many runs got a verdict, and their share of all runs.
@@ -302,6 +337,7 @@ fn summarize_runs(runs: &[&RunFacts], method: &IntervalMethod) -> BatchSummary {
         }
     }
 
+    let reviewed = runs.iter().any(|r| r.reviewed.is_some()).then(|| reviewed_rates(runs, method));
     BatchSummary {
         runs: runs.len() as u64,
         confidence: method.confidence(),
@@ -326,9 +362,46 @@ fn summarize_runs(runs: &[&RunFacts], method: &IntervalMethod) -> BatchSummary {
             .collect(),
         risk_index: ValueStats::from_values(runs.iter().map(|r| r.risk_index)),
         privacy_score: ValueStats::from_values(runs.iter().map(|r| r.privacy_score as f64)),
+        reviewed,
         redteam: None,
         groups: BTreeMap::new(),
     }
+}
+
+fn reviewed_rates(runs: &[&RunFacts], method: &IntervalMethod) -> ReviewedRates {
+    let (mut leaked, mut blocked) = (Tally::default(), Tally::default());
+    let mut rates = ReviewedRates {
+        runs_reviewed: 0,
+        leak_rate: leaked.rate(method),
+        block_rate: blocked.rate(method),
+        approved: 0,
+        changes_needed: 0,
+        in_review: 0,
+        not_signed_off: 0,
+        decided: 0,
+        secret_groups: 0,
+    };
+    for run in runs {
+        let Some(r) = &run.reviewed else {
+            leaked.count(run.leaked_secrets > 0);
+            blocked.count(run.blocked);
+            continue;
+        };
+        leaked.count(r.leaked_secrets > 0);
+        blocked.count(r.blocked);
+        rates.runs_reviewed += 1;
+        *match r.status {
+            Some(SignOffStatus::Approved) => &mut rates.approved,
+            Some(SignOffStatus::ChangesNeeded) => &mut rates.changes_needed,
+            Some(SignOffStatus::InReview) => &mut rates.in_review,
+            None => &mut rates.not_signed_off,
+        } += 1;
+        rates.decided = rates.decided.saturating_add(r.decided);
+        rates.secret_groups = rates.secret_groups.saturating_add(r.secret_groups);
+    }
+    rates.leak_rate = leaked.rate(method);
+    rates.block_rate = blocked.rate(method);
+    rates
 }
 
 /// Distinct leaked secrets per disclosure channel and level, summed over

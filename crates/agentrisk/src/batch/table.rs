@@ -52,8 +52,20 @@ fn push_rates(rows: &mut Vec<RateRow>, group: &str, s: &BatchSummary) {
     let mut push = |metric: String, rate: Rate, note: &str| {
         rows.push(RateRow { group: group.to_owned(), metric, rate, note: note.to_owned() })
     };
-    push("Leak rate".to_owned(), s.leak_rate, "");
-    push("Block rate".to_owned(), s.block_rate, "");
+    match &s.reviewed {
+        // With a review, both readings, each labelled.
+        Some(r) => {
+            let note = format!("{} of {} runs reviewed", r.runs_reviewed, s.runs);
+            push("Leak rate (as detected)".to_owned(), s.leak_rate, "");
+            push("Leak rate (as reviewed)".to_owned(), r.leak_rate, &note);
+            push("Block rate (as detected)".to_owned(), s.block_rate, "");
+            push("Block rate (as reviewed)".to_owned(), r.block_rate, &note);
+        }
+        None => {
+            push("Leak rate".to_owned(), s.leak_rate, "");
+            push("Block rate".to_owned(), s.block_rate, "");
+        }
+    }
     for v in &s.verdicts {
         push(format!("Verdict {}", v.verdict.as_str()), v.share, "");
     }

@@ -25,6 +25,7 @@ pub use pack::{pack_html, site_files, ViewerAssets, DIST_MARKER, PACK_BOOT_MARKE
 use crate::analyser::{Analyser, Named, NamedConfig};
 use crate::batch::{detect_kind, FileKind, RunFacts, RunResult};
 use crate::model::SpanMapping;
+use crate::review::{Date, Review, ReviewedNumbers};
 use crate::workspace::{settings_from_yaml, what_if_analyser, FileResult};
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +51,26 @@ pub struct Manifest {
     /// opens the publication with it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span_mapping: Option<SpanMapping>,
+    /// When review files are published (each a file of kind `review`, its
+    /// data the file itself): the review the runs' `reviewed` numbers were
+    /// computed with. A viewer opening the publication applies the review
+    /// files before the runs and judges acceptances at `date` (not its own
+    /// today), so that the reviewed numbers it checks are the manifest's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewUsed>,
     pub files: Vec<PublishedFile>,
+}
+
+/// The review a publication's reviewed numbers were computed with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewUsed {
+    /// The date acceptances were judged at: the day it was published (UTC).
+    pub date: Date,
+    /// The review files, by name, in the order applied.
+    pub files: Vec<String>,
+    /// Decisions and sign-offs in all of them.
+    pub decisions: usize,
+    pub sign_offs: usize,
 }
 
 /// The scoring settings the numbers were computed with.
@@ -72,7 +92,8 @@ pub struct ConfigUsed {
 pub struct PublishedFile {
     pub name: String,
     pub folder: String,
-    /// `trace`, `report`, `scorecard`, `red-team results` or `canary set`.
+    /// `trace`, `report`, `scorecard`, `red-team results`, `span export`,
+    /// `canary set` or `review`.
     pub kind: String,
     /// The source file's size in bytes.
     pub size: u64,
@@ -126,6 +147,10 @@ pub struct RunNumbers {
     /// For a run made from spans, the mapping that made it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span_mapping: Option<SpanMapping>,
+    /// With a review: the run's reviewed numbers (beside, never instead of,
+    /// the detected ones above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewed: Option<ReviewedNumbers>,
 }
 
 impl RunNumbers {
@@ -141,6 +166,7 @@ impl RunNumbers {
             redteam: facts.redteam.clone(),
             no_events: facts.no_events,
             span_mapping: facts.span_mapping,
+            reviewed: facts.reviewed.clone(),
         }
     }
 }
@@ -157,7 +183,7 @@ impl Numbers {
             FileResult::Batch(batch) => {
                 Numbers { runs: batch.runs.iter().map(RunNumbers::of).collect(), redteam: batch.redteam.clone() }
             }
-            FileResult::CanarySet(_) | FileResult::Error { .. } => Numbers::default(),
+            FileResult::CanarySet(_) | FileResult::Review(_) | FileResult::Error { .. } => Numbers::default(),
         }
     }
 
@@ -194,6 +220,36 @@ impl Numbers {
             }
             if here.redteam != there.redteam {
                 return Some(format!("run {}: its red-team record differs from the manifest's", there.run_id));
+            }
+            match (&here.reviewed, &there.reviewed) {
+                (Some(a), Some(b)) if a != b => {
+                    let text = |r: &ReviewedNumbers| {
+                        format!(
+                            "RI {} · privacy score {} · {} · {} · {} false positives, {} accepted, {} expired",
+                            r.risk_index,
+                            r.privacy_score,
+                            r.verdict,
+                            if r.blocked { "blocked" } else { "not blocked" },
+                            r.false_positives,
+                            r.accepted,
+                            r.expired
+                        )
+                    };
+                    return differs("reviewed numbers", text(a), text(b));
+                }
+                (None, Some(_)) => {
+                    return Some(format!(
+                        "run {}: the manifest has reviewed numbers, and no review was applied here",
+                        there.run_id
+                    ))
+                }
+                (Some(_), None) => {
+                    return Some(format!(
+                        "run {}: reviewed here, and the manifest has no reviewed numbers",
+                        there.run_id
+                    ))
+                }
+                _ => {}
             }
         }
         if self.redteam != expected.redteam {
@@ -273,15 +329,54 @@ pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publi
             (named, ConfigUsed { name: Some(name.clone()), summary, yaml: Some(yaml.clone()), what_if })
         }
     };
+    // The review files among the sources, combined (a file that cannot be
+    // read, or conflicts with an earlier one, is not published).
+    let mut review_errors: Vec<(usize, String)> = Vec::new();
+    let mut reviews: Vec<(&str, Review)> = Vec::new();
+    for (i, source) in sources.iter().enumerate().filter(|(_, s)| detect_kind(s.bytes) == FileKind::Review) {
+        match Review::from_json(source.bytes) {
+            Ok(review) => {
+                let mut with_it = reviews.clone();
+                with_it.push((source.name, review));
+                match Review::combined(with_it.clone()) {
+                    Ok(_) => reviews = with_it,
+                    Err((_, e)) => review_errors.push((i, e.to_string())),
+                }
+            }
+            Err(e) => review_errors.push((i, e.to_string())),
+        }
+    }
+    let review_date = Date::of_timestamp(&options.generated_at).unwrap_or_else(|| Date::from_unix_seconds(0));
+    let review_used = (!reviews.is_empty()).then(|| ReviewUsed {
+        date: review_date,
+        files: reviews.iter().map(|(name, _)| (*name).to_owned()).collect(),
+        decisions: reviews.iter().map(|(_, r)| r.decisions.len()).sum(),
+        sign_offs: reviews.iter().map(|(_, r)| r.runs.len()).sum(),
+    });
+    let review = match reviews.is_empty() {
+        true => None,
+        // Each was combined with the ones before it above.
+        false => Review::combined(reviews).ok(),
+    };
     // The viewer's analyser: the viewer opens the publication with these
-    // settings and must see the same numbers.
-    let analyser =
-        what_if_analyser(named).with_span_mapping(options.span_mapping).with_generated_at(options.generated_at.clone());
+    // settings (and the review, judged at the publication's date) and must
+    // see the same numbers.
+    let analyser = what_if_analyser(named)
+        .with_span_mapping(options.span_mapping)
+        .with_generated_at(options.generated_at.clone())
+        .with_review(review, review_date);
     let mut files = Vec::with_capacity(sources.len());
     let mut data = Vec::with_capacity(sources.len());
     let mut used_paths = std::collections::BTreeSet::new();
     let mut any_spans = false;
-    for source in sources {
+    for (i, source) in sources.iter().enumerate() {
+        if let Some((_, problem)) = review_errors.iter().find(|(at, _)| *at == i) {
+            let mut entry = unpublished(source);
+            entry.error = Some(problem.clone());
+            files.push(entry);
+            data.push(None);
+            continue;
+        }
         if detect_kind(source.bytes) == FileKind::Spans && !options.include_traces {
             any_spans = true;
             for (entry, bytes) in publish_span_reports(source, &analyser, &mut used_paths) {
@@ -304,6 +399,7 @@ pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publi
         config,
         include_traces: options.include_traces,
         span_mapping: any_spans.then_some(options.span_mapping),
+        review: review_used,
         files,
     };
     Ok(Publication { manifest, data })
@@ -316,16 +412,7 @@ fn publish_one(
     used_paths: &mut std::collections::BTreeSet<String>,
 ) -> (PublishedFile, Option<Vec<u8>>) {
     let kind = detect_kind(source.bytes);
-    let mut entry = PublishedFile {
-        name: source.name.to_owned(),
-        folder: source.folder.to_owned(),
-        kind: kind.as_str().to_owned(),
-        size: source.bytes.len() as u64,
-        sha256: sha256_hex(source.bytes),
-        data: None,
-        numbers: Numbers::default(),
-        error: None,
-    };
+    let mut entry = unpublished(source);
     let fail = |mut entry: PublishedFile, problem: String| {
         entry.error = Some(problem);
         (entry, None)
@@ -358,6 +445,20 @@ fn publish_one(
     entry.data =
         Some(DataFile { path, kind: data_kind.to_owned(), size: bytes.len() as u64, sha256: sha256_hex(&bytes) });
     (entry, Some(bytes))
+}
+
+/// A source's entry before it is published: no data, no numbers.
+fn unpublished(source: &Source<'_>) -> PublishedFile {
+    PublishedFile {
+        name: source.name.to_owned(),
+        folder: source.folder.to_owned(),
+        kind: detect_kind(source.bytes).as_str().to_owned(),
+        size: source.bytes.len() as u64,
+        sha256: sha256_hex(source.bytes),
+        data: None,
+        numbers: Numbers::default(),
+        error: None,
+    }
 }
 
 /// A span export published without its spans: an entry per run (named

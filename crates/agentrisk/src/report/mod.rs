@@ -45,6 +45,11 @@ pub struct ScoreRecord {
     /// settings are unknown and the gate given does not give it
     /// ([`Rescore::gate_note`]); `null` otherwise.
     pub gate_note: Option<String>,
+    /// With a review: the run's reviewed numbers, beside the stored ones
+    /// above (which they never replace). Left out without a review.
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewed: Option<crate::review::RunReview>,
 }
 
 impl ScoreRecord {
@@ -58,6 +63,7 @@ impl ScoreRecord {
             blocked: report.blocked,
             consistent: rescore.consistent,
             gate_note: rescore.gate_note.clone(),
+            reviewed: None,
         }
     }
 }

@@ -74,7 +74,7 @@ pub struct ReviewScoring {
 /// reviewed numbers are computed from. Made once from a report
 /// ([`RunSecrets::of_report`]); [`RunSecrets::review`] applies any review to
 /// it, as often as decisions change, without the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RunSecrets {
     pub run_id: String,
@@ -390,6 +390,23 @@ impl RunSecrets {
             &gate_config,
         );
         (gate, leaked.total())
+    }
+}
+
+impl Default for ReviewScoring {
+    /// A run with nothing leaked, under the reference's weights and gate.
+    fn default() -> ReviewScoring {
+        let defaults = ScoringConfig::default();
+        ReviewScoring {
+            weights: defaults.weights.values(),
+            level_profile: LevelProfile::default(),
+            vault_level_profile: LevelProfile::default(),
+            rho_s: 0,
+            observed_vault: true,
+            policy_failed: false,
+            fail_below: defaults.fail_below,
+            block_on_critical: defaults.block_on_critical,
+        }
     }
 }
 

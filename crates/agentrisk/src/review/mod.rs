@@ -111,9 +111,22 @@ pub use effect::{
 };
 pub use file::{looks_like_review, ReviewError, REVIEW_FORMAT, REVIEW_VERSION};
 
-use crate::model::Channel;
+use crate::model::{Channel, Report};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+
+/// A report and its reviewed numbers as one JSON object: every key of the
+/// report as it is, then `reviewed` (left out without a review). What
+/// `agentrisk run --review` writes and the JavaScript package's
+/// `analyzeTrace` returns with a review: a reader of the reference's format
+/// ignores the added key, and the report's own keys never change.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ReviewedReport<'a> {
+    #[serde(flatten)]
+    pub report: &'a Report,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewed: Option<&'a RunReview>,
+}
 
 /// A calendar date (proleptic Gregorian), written `YYYY-MM-DD`. Dates order
 /// as time does.

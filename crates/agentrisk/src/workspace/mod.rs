@@ -17,6 +17,15 @@
 //! are computed from those facts by [`crate::batch::summarize`] and
 //! [`crate::compare`].
 //!
+//! A review file is no run either: it becomes the workspace's review
+//! ([`Workspace::open`], [`Workspace::set_review`]), and every run's result
+//! carries its leaked secrets as a review names them ([`AnalyzedTrace::secrets`],
+//! [`LoadedReport::secrets`]: what a viewer draws its decision controls
+//! for) and, with a review, its reviewed numbers beside the detected ones
+//! ([`AnalyzedTrace::review`], [`crate::batch::RunFacts::reviewed`]). A
+//! change of decisions needs no analysis again: [`Workspace::set_review`]
+//! answers every held run's reviewed numbers at once.
+//!
 //! The viewer's worker and publishing use this module; it does no I/O (the
 //! caller reads the files and gives the clock) and leaves transport
 //! (messages, chunking) to the shells.
@@ -32,6 +41,7 @@ use crate::config::{AnalysisConfig, WhatIf};
 use crate::model::{Report, SpanMapping};
 use crate::pipeline::{AnalysisError, LoadFileError, Loaded};
 use crate::report::report_what_if;
+use crate::review::{Date, Review, RunReview, RunSecrets, UnmatchedDecision};
 use crate::{Channel, Rescore, ScoringConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -110,6 +120,9 @@ pub enum FileResult {
     /// An OpenTelemetry span export: a run per conversation, each listed
     /// as a trace is (its report's `span_source` says how it was made).
     Spans(Box<SpanRuns>),
+    /// A review file: not a run. [`Workspace::open`] makes it (combined
+    /// with the review already in force) the review in force.
+    Review(Box<ReviewFile>),
     /// The file could not be used; the message names the place and the problem.
     Error {
         message: String,
@@ -122,9 +135,47 @@ impl FileResult {
         match self {
             FileResult::Report(loaded) => Some(&mut loaded.report),
             FileResult::Trace(trace) => Some(&mut trace.report),
-            FileResult::Spans(_) | FileResult::Batch(_) | FileResult::CanarySet(_) | FileResult::Error { .. } => None,
+            FileResult::Spans(_)
+            | FileResult::Batch(_)
+            | FileResult::CanarySet(_)
+            | FileResult::Review(_)
+            | FileResult::Error { .. } => None,
         }
     }
+
+    /// The leaked secrets of each run of the file, in run order (one for a
+    /// trace or a report, one per conversation of a span export, none for
+    /// any other file).
+    pub fn run_secrets(&self) -> Vec<&RunSecrets> {
+        match self {
+            FileResult::Report(loaded) => vec![&loaded.secrets],
+            FileResult::Trace(trace) => vec![&trace.secrets],
+            FileResult::Spans(spans) => spans.runs.iter().map(|run| &run.secrets).collect(),
+            FileResult::Batch(_) | FileResult::CanarySet(_) | FileResult::Review(_) | FileResult::Error { .. } => {
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// A review file as read (see [`FileResult::Review`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewFile {
+    /// Decisions and sign-offs in this file.
+    pub decisions: usize,
+    pub sign_offs: usize,
+    /// The review in force once it is taken: this file's, combined with the
+    /// one already in force (from [`Workspace::open`]; from
+    /// `Analyser::analyse_file`, this file's alone).
+    pub review: Review,
+}
+
+/// The reviewed numbers of the runs of one held file, in run order (see
+/// [`Workspace::set_review`]); empty without a review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewedFile {
+    pub id: FileId,
+    pub runs: Vec<RunReview>,
 }
 
 /// A file that only feeds the batch: a scorecard's runs, or red-team
@@ -152,8 +203,16 @@ pub struct LoadedReport {
     pub findings_total: usize,
     /// How many findings each compliance control cites (by control id).
     pub control_findings: BTreeMap<String, usize>,
-    /// The run's key numbers for the batch (over all findings).
+    /// The run's key numbers for the batch (over all findings); with a
+    /// review, `facts.reviewed` holds the reviewed ones.
     pub facts: RunFacts,
+    /// The run's leaked secrets grouped as a review names them (over all
+    /// findings), and what its reviewed numbers are computed from.
+    #[serde(default)]
+    pub secrets: RunSecrets,
+    /// With a review in force: the run's reviewed numbers.
+    #[serde(default)]
+    pub review: Option<RunReview>,
 }
 
 /// What what-if settings did to a report: the numbers it stores, why the
@@ -202,6 +261,14 @@ pub struct AnalyzedTrace {
     /// `metadata.canaries`, or the workspace's set.
     #[serde(default)]
     pub canaries: Option<CanariesUsed>,
+    /// The run's leaked secrets grouped as a review names them (over all
+    /// findings), and what its reviewed numbers are computed from.
+    #[serde(default)]
+    pub secrets: RunSecrets,
+    /// With a review in force: the run's reviewed numbers (also in
+    /// `facts.reviewed`, in brief).
+    #[serde(default)]
+    pub review: Option<RunReview>,
 }
 
 impl AnalyzedTrace {
@@ -385,6 +452,16 @@ impl Analyser {
                 }
             }
             FileKind::Spans => return self.analyse_span_file(bytes, name, folder, progress),
+            FileKind::Review => {
+                return match Review::from_json(bytes) {
+                    Ok(review) => FileResult::Review(Box::new(ReviewFile {
+                        decisions: review.decisions.len(),
+                        sign_offs: review.runs.len(),
+                        review,
+                    })),
+                    Err(e) => FileResult::Error { message: e.to_string() },
+                }
+            }
             FileKind::Trace | FileKind::Report => {}
         }
         // A report's consistency check assumes the reference's gate (its
@@ -440,13 +517,16 @@ impl Analyser {
                 }
             }
         }
-        let facts = match facts_of_loaded(name, folder, &loaded) {
+        let mut facts = match facts_of_loaded(name, folder, &loaded) {
             Ok(facts) => facts,
             Err(e) => return FileResult::Error { message: e.to_string() },
         };
         match loaded {
             Loaded::Report { report, rescore } => {
                 let mut report = *report;
+                let secrets = self.report_secrets(&report);
+                let review = self.reviewed(&secrets);
+                facts.reviewed = review.as_ref().map(RunReview::numbers);
                 let (findings_total, control_findings) = view::list_findings(&mut report);
                 FileResult::Report(Box::new(LoadedReport {
                     report,
@@ -455,10 +535,13 @@ impl Analyser {
                     findings_total,
                     control_findings,
                     facts,
+                    secrets,
+                    review,
                 }))
             }
             Loaded::Trace { report, trace, block_reasons } => {
                 let mut analyzed = view::analyzed_trace(*report, &trace, &config, facts, block_reasons);
+                self.add_review(&mut analyzed);
                 // The pipeline read the same metadata without error.
                 analyzed.canaries =
                     canaries_in_force(trace.metadata.as_ref(), self.canaries().map(|c| (&c.canaries, &*c.name)))
@@ -493,10 +576,19 @@ impl Analyser {
                 Err(e) => return FileResult::Error { message: e.to_string() },
             };
             let mut analyzed = view::analyzed_trace(report, &trace, &config, facts, run.block_reasons);
+            self.add_review(&mut analyzed);
             analyzed.canaries = self.canaries().map(|c| c.used());
             out.push(analyzed);
         }
         FileResult::Spans(Box::new(SpanRuns { runs: out }))
+    }
+}
+
+impl Analyser {
+    /// A trace's reviewed numbers under the review in force, if any.
+    fn add_review(&self, analyzed: &mut AnalyzedTrace) {
+        analyzed.review = self.reviewed(&analyzed.secrets);
+        analyzed.facts.reviewed = analyzed.review.as_ref().map(RunReview::numbers);
     }
 }
 
@@ -513,7 +605,21 @@ struct Held {
     name: String,
     folder: String,
     bytes: Vec<u8>,
+    /// The secrets of its runs, from its latest analysis (for reviews).
+    secrets: Vec<RunSecrets>,
 }
+
+/// The review in force: what it is, the name it is saved under, and the
+/// file it is saved as.
+#[derive(Debug, Clone)]
+struct HeldReview {
+    review: Review,
+    name: String,
+    json: Vec<u8>,
+}
+
+/// The name a review made in the viewer is saved under.
+pub const REVIEW_FILE_NAME: &str = "review.json";
 
 /// A file's handle in a [`Workspace`], chosen by the caller.
 pub type FileId = u32;
@@ -528,6 +634,11 @@ pub struct Workspace {
     /// what-if) and the canary set in force.
     analyser: Analyser,
     held: Vec<Held>,
+    review: Option<HeldReview>,
+    /// The date reviews are judged at, once set ([`Workspace::set_review`],
+    /// [`Workspace::set_review_date`], or the clock of the first review file
+    /// opened).
+    review_date: Option<Date>,
 }
 
 impl Workspace {
@@ -622,6 +733,9 @@ impl Workspace {
         progress: &dyn Fn(Progress),
     ) -> FileResult {
         let kind = detect_kind(&bytes);
+        if kind == FileKind::Review {
+            return self.open_review(name, &bytes, generated_at);
+        }
         if kind == FileKind::CanarySet {
             return match CanarySetting::from_file(name, &bytes) {
                 Ok(setting) => {
@@ -637,21 +751,112 @@ impl Workspace {
         if matches!(kind, FileKind::Trace | FileKind::Report | FileKind::Spans)
             || !matches!(result, FileResult::Error { .. })
         {
-            self.held.push(Held { id, name: name.to_owned(), folder: folder.to_owned(), bytes });
+            let secrets = result.run_secrets().into_iter().cloned().collect();
+            self.held.push(Held { id, name: name.to_owned(), folder: folder.to_owned(), bytes, secrets });
         }
         result
     }
 
     /// File `id` analysed again with the settings in force; `None` when the
     /// workspace does not hold it.
-    pub fn reanalyze(&self, id: FileId, generated_at: &str, progress: &dyn Fn(Progress)) -> Option<FileResult> {
-        let held = self.held.iter().find(|h| h.id == id)?;
-        Some(self.analyser_at(generated_at).analyse_file(&held.bytes, &held.name, &held.folder, progress))
+    pub fn reanalyze(&mut self, id: FileId, generated_at: &str, progress: &dyn Fn(Progress)) -> Option<FileResult> {
+        let analyser = self.analyser_at(generated_at);
+        let held = self.held.iter_mut().find(|h| h.id == id)?;
+        let result = analyser.analyse_file(&held.bytes, &held.name, &held.folder, progress);
+        held.secrets = result.run_secrets().into_iter().cloned().collect();
+        Some(result)
     }
 
-    /// The analyser in force, with a trace report's time.
+    /// The analyser in force, with a trace report's time and, with a
+    /// review, the date it is judged at (else the clock's).
     fn analyser_at(&self, generated_at: &str) -> Analyser {
-        self.analyser.clone().with_generated_at(generated_at)
+        let analyser = self.analyser.clone().with_generated_at(generated_at);
+        match &self.review {
+            Some(held) => analyser.with_review(Some(held.review.clone()), self.date_at(generated_at)),
+            None => analyser,
+        }
+    }
+
+    /// The review date set, else the date of the clock's `now`.
+    fn date_at(&self, now: &str) -> Date {
+        self.review_date.or_else(|| Date::of_timestamp(now)).unwrap_or_else(|| Date::from_unix_seconds(0))
+    }
+
+    /// A review file: combined with the review in force (a conflict leaves
+    /// that as it was), and the date set from the clock if none is.
+    fn open_review(&mut self, name: &str, bytes: &[u8], generated_at: &str) -> FileResult {
+        let review = match Review::from_json(bytes) {
+            Ok(review) => review,
+            Err(e) => return FileResult::Error { message: e.to_string() },
+        };
+        let (decisions, sign_offs) = (review.decisions.len(), review.runs.len());
+        let (combined, saved_as) = match &self.review {
+            None => (review, name.to_owned()),
+            Some(held) => match Review::combined([(held.name.as_str(), held.review.clone()), (name, review)]) {
+                Ok(combined) => (combined, held.name.clone()),
+                Err((_, e)) => return FileResult::Error { message: e.to_string() },
+            },
+        };
+        self.review_date = Some(self.date_at(generated_at));
+        self.review =
+            Some(HeldReview { json: combined.to_json().into_bytes(), review: combined.clone(), name: saved_as });
+        FileResult::Review(Box::new(ReviewFile { decisions, sign_offs, review: combined }))
+    }
+
+    /// The review in force (`None`: none): what a viewer shows, edits and exports.
+    pub fn review(&self) -> Option<&Review> {
+        self.review.as_ref().map(|held| &held.review)
+    }
+
+    /// The date the review's acceptances are judged at, once set.
+    pub fn review_date(&self) -> Option<Date> {
+        self.review_date
+    }
+
+    /// Takes a review (a viewer's edits, or `None` for none) and the date
+    /// to judge its acceptances at (a viewer's today), and answers every
+    /// held run's reviewed numbers with it, file by file in the order they
+    /// came — no file is analysed again. Later results ([`Workspace::open`],
+    /// [`Workspace::reanalyze`]) carry them too.
+    pub fn set_review(&mut self, review: Option<Review>, today: Date) -> Vec<ReviewedFile> {
+        self.review_date = Some(today);
+        self.review = review.map(|review| HeldReview {
+            json: review.to_json().into_bytes(),
+            name: self.review.as_ref().map_or_else(|| REVIEW_FILE_NAME.to_owned(), |held| held.name.clone()),
+            review,
+        });
+        self.reviewed_files()
+    }
+
+    /// Pins the date reviews are judged at (a publication's, when checking
+    /// it), or unpins it (`None`: the clock's on the next file opened).
+    pub fn set_review_date(&mut self, today: Option<Date>) {
+        self.review_date = today;
+    }
+
+    /// Every held run's reviewed numbers under the review in force (each
+    /// file's list is empty without one), with no analysis again.
+    pub fn reviewed_files(&self) -> Vec<ReviewedFile> {
+        let today = self.review_date.unwrap_or_else(|| Date::from_unix_seconds(0));
+        self.held
+            .iter()
+            .filter(|h| !h.secrets.is_empty())
+            .map(|h| ReviewedFile {
+                id: h.id,
+                runs: match &self.review {
+                    Some(held) => h.secrets.iter().map(|s| s.review(&held.review, today)).collect(),
+                    None => Vec::new(),
+                },
+            })
+            .collect()
+    }
+
+    /// The review's decisions that match no leaked secret of any run held,
+    /// with why (a viewer lists them rather than drop them).
+    pub fn unmatched_decisions(&self) -> Vec<UnmatchedDecision> {
+        let Some(held) = &self.review else { return Vec::new() };
+        let runs: Vec<&RunSecrets> = self.held.iter().flat_map(|h| &h.secrets).collect();
+        held.review.unmatched(&runs)
     }
 
     /// Drops file `id` (nothing happens if it is not held).
@@ -664,9 +869,13 @@ impl Workspace {
         self.held.iter().find(|h| h.id == id).map(|h| h.bytes.as_slice())
     }
 
-    /// Every file held, in the order they came: name, folder and bytes.
+    /// Every file held, in the order they came: name, folder and bytes;
+    /// first the review in force as a review file (so that a publication
+    /// made of them carries the record, and a viewer opening it applies the
+    /// review before the runs).
     pub fn held(&self) -> impl Iterator<Item = (&str, &str, &[u8])> {
-        self.held.iter().map(|h| (h.name.as_str(), h.folder.as_str(), h.bytes.as_slice()))
+        let review = self.review.iter().map(|r| (r.name.as_str(), "", r.json.as_slice()));
+        review.chain(self.held.iter().map(|h| (h.name.as_str(), h.folder.as_str(), h.bytes.as_slice())))
     }
 
     /// The size in bytes of file `id`, when it is held.

@@ -8,6 +8,7 @@ use crate::analyze::redact;
 use crate::batch::RunFacts;
 use crate::model::Report;
 use crate::pipeline::detection_settings;
+use crate::review::RunSecrets;
 use crate::score::BlockReason;
 use crate::trace::{Event, Trace};
 use crate::{config::AnalysisConfig, Channel};
@@ -28,6 +29,11 @@ pub(super) fn analyzed_trace(
     facts: RunFacts,
     block_reasons: Vec<BlockReason>,
 ) -> AnalyzedTrace {
+    // The run as a review sees it, from the report the config gives: with
+    // raw values only when the config keeps them (as `agentrisk run` writes it).
+    let keep_raw = !config.redact_values;
+    let secrets_of = |report: &Report| RunSecrets::of_report(report, &config.scoring);
+    let with_raw_values = keep_raw.then(|| secrets_of(&report));
     let mut leaked: Vec<(String, String)> = Vec::new();
     let mut values = HashMap::new();
     let mut every_value_known = true;
@@ -43,6 +49,7 @@ pub(super) fn analyzed_trace(
             None => every_value_known = false,
         }
     }
+    let secrets = with_raw_values.unwrap_or_else(|| secrets_of(&report));
     let listed = &trace.events[..trace.events.len().min(EVENT_LIMIT)];
     let masks = if every_value_known { Masks::new(leaked, detected_values(listed, config)) } else { None };
     let text_withheld = masks.is_none();
@@ -75,6 +82,8 @@ pub(super) fn analyzed_trace(
         findings_total,
         facts,
         canaries: None,
+        secrets,
+        review: None,
     }
 }
 
