@@ -88,6 +88,47 @@ fn a_bad_config_is_named_and_nothing_is_written() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A review of the example healthcare trace: its health condition a false
+/// positive, its health identifier an accepted risk that never expires,
+/// the run approved (docs/review.md).
+const REVIEW: &str = r#"{"format": "agentrisk-review", "version": 1,
+  "decisions": [
+    {"run_id": "run_healthcare_001", "data_type": "health_condition", "channel": "*", "value": "di****es",
+     "decision": "false_positive", "rationale": "a leaflet's text", "reviewer": "Dana", "decided_at": "2026-05-20", "expires": null},
+    {"run_id": "run_healthcare_001", "data_type": "health_identifier", "channel": "*", "value": "TR********78",
+     "decision": "accepted_risk", "rationale": "test patient", "reviewer": "Dana", "decided_at": "2026-05-20", "expires": null}
+  ],
+  "runs": [{"run_id": "run_healthcare_001", "status": "approved", "reviewer": "Dana", "note": "", "at": "2026-05-21"}]
+}"#;
+
+#[test]
+fn a_bad_review_file_is_named_and_nothing_is_written() {
+    let dir = scratch("badreview");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("review.json");
+    std::fs::write(
+        &bad,
+        REVIEW.replace("\"2026-05-20\", \"expires\": null}\n  ]", "\"2026-02-30\", \"expires\": null}\n  ]"),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    for command in ["site", "pack"] {
+        let o = agentrisk(&[command, &examples(), "-o", out.to_str().unwrap(), "--review", bad.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{command}");
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "agentrisk: {}: decisions[1].decided_at: expected a date as YYYY-MM-DD, found \"2026-02-30\" (no such \
+                 day)\n",
+                bad.display()
+            ),
+            "{command}"
+        );
+        assert!(!out.exists(), "{command} wrote nothing");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn help_shows_the_publishing_flags_and_examples() {
     for (command, example) in
@@ -96,9 +137,14 @@ fn help_shows_the_publishing_flags_and_examples() {
         let o = agentrisk(&[command, "--help"]);
         assert_eq!(o.status.code(), Some(0));
         let help = String::from_utf8_lossy(&o.stdout).into_owned();
-        for flag in
-            ["-o, --output", "--title <TEXT>", "[default: \"AgentRisk review\"]", "-c, --config", "--include-traces"]
-        {
+        for flag in [
+            "-o, --output",
+            "--title <TEXT>",
+            "[default: \"AgentRisk review\"]",
+            "-c, --config",
+            "--include-traces",
+            "--review <FILE>",
+        ] {
             assert!(help.contains(flag), "{command}: {flag} in:\n{help}");
         }
         assert!(help[help.rfind("\nExamples:\n").unwrap()..].contains(example), "{command}:\n{help}");
@@ -260,5 +306,48 @@ fn a_site_inside_its_input_folder_does_not_publish_itself() {
             manifest["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
         assert_eq!(names, ["finance_clean_trace.json", "hr_trace.json"], "round {round}");
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `site --review`: the review file is published first, as itself; the
+/// manifest lists it with its SHA-256, names the review and gives each run
+/// its reviewed numbers beside the detected ones.
+#[cfg(feature = "viewer")]
+#[test]
+fn a_site_with_a_review_carries_the_record() {
+    use agentrisk::publish::sha256_hex;
+
+    let dir = scratch("reviewed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let review = dir.join("review.json");
+    std::fs::write(&review, REVIEW).unwrap();
+    let out = dir.join("site");
+    let o = agentrisk(&["site", &examples(), "-o", out.to_str().unwrap(), "--review", review.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(": 10 runs from 11 published files, with the review review.json (2 decisions, 1 sign-offs; reviewed numbers as of "),
+        "{err}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["review"]["files"], serde_json::json!(["review.json"]));
+    assert_eq!(manifest["review"]["decisions"], 2);
+    let files = manifest["files"].as_array().unwrap();
+    assert_eq!((files[0]["name"].as_str(), files[0]["kind"].as_str()), (Some("review.json"), Some("review")));
+    assert_eq!(files[0]["sha256"], sha256_hex(REVIEW.as_bytes()));
+    assert_eq!(files[0]["data"]["path"], "data/review.json");
+    assert_eq!(std::fs::read_to_string(out.join("data/review.json")).unwrap(), REVIEW);
+    let healthcare = files.iter().find(|f| f["name"] == "healthcare_trace.json").unwrap();
+    let run = &healthcare["numbers"]["runs"][0];
+    assert_eq!((run["privacy_score"].as_i64(), run["blocked"].as_bool()), (Some(56), Some(true)));
+    let reviewed = &run["reviewed"];
+    assert_eq!(
+        (reviewed["privacy_score"].as_i64(), reviewed["blocked"].as_bool(), reviewed["status"].as_str()),
+        (Some(67), Some(false), Some("approved"))
+    );
+    // Runs the review does not name get reviewed numbers too (their detected ones).
+    let hr = files.iter().find(|f| f["name"] == "hr_trace.json").unwrap();
+    assert_eq!(hr["numbers"]["runs"][0]["reviewed"]["privacy_score"], hr["numbers"]["runs"][0]["privacy_score"]);
     std::fs::remove_dir_all(&dir).ok();
 }
