@@ -7,7 +7,8 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { installed, root } from "./package.mjs";
 
@@ -330,4 +331,73 @@ test("span exports: analyzeRuns gives a report per conversation as the CLI does;
   delete ours.span_source;
   assert.deepEqual(normalize(ours), normalize(theirs));
   assert.throws(() => agentrisk.analyzeTrace(readFileSync(file), { spanMapping: "nested" }), (e) => e instanceof Error);
+});
+
+// Review files (docs/review.md): the `review` and `today` options of
+// analyzeTrace, rescoreReport and summarizeBatch, and applyReview, give the
+// reviewed numbers `agentrisk run/score/batch --review` give.
+test("a review gives the CLI's reviewed numbers, and an expired acceptance blocks again", () => {
+  const tracePath = join(root, "www/samples/traces/healthcare_trace.json");
+  const trace = readFileSync(tracePath);
+  const review = {
+    format: "agentrisk-review",
+    version: 1,
+    decisions: [
+      { run_id: "run_healthcare_001", data_type: "health_condition", channel: "*", value: "di****es",
+        decision: "false_positive", rationale: "a leaflet's text", reviewer: "Dana", decided_at: "2026-05-20", expires: null },
+      { run_id: "run_healthcare_001", data_type: "health_identifier", channel: "*", value: "TR********78",
+        decision: "accepted_risk", rationale: "test patient", reviewer: "Dana", decided_at: "2026-05-20", expires: "2026-07-01" },
+    ],
+    runs: [{ run_id: "run_healthcare_001", status: "approved", reviewer: "Dana", note: "", at: "2026-05-21" }],
+  };
+  const reviewText = JSON.stringify(review);
+  const reviewPath = join(mkdtempSync(join(tmpdir(), "agentrisk-review-")), "review.json");
+  writeFileSync(reviewPath, reviewText);
+  for (const [today, blocked] of [["2026-06-30", false], ["2026-07-01", true]]) {
+    const report = agentrisk.analyzeTrace(trace, { review, today });
+    // The detected numbers stay; the reviewed ones sit beside them.
+    assert.deepEqual([report.privacy_score, report.blocked], [56, true]);
+    assert.deepEqual(
+      [report.reviewed.risk_index, report.reviewed.privacy_score, report.reviewed.verdict, report.reviewed.blocked],
+      [0.3333, 67, "High risk", blocked],
+    );
+    assert.equal(report.reviewed.expired.length, blocked ? 1 : 0);
+    // The CLI writes the same object.
+    const ran = spawnSync(cli(), ["run", "-q", "-t", tracePath, "-o", "-", "--review", reviewPath, "--today", today]);
+    assert.equal(ran.status, blocked ? 1 : 0);
+    assert.deepStrictEqual(JSON.parse(ran.stdout.toString()).reviewed, report.reviewed);
+    // Its stored report, re-scored with the review as text, bytes or an object, gives them too.
+    const { reviewed, ...stored } = report;
+    for (const given of [reviewText, new TextEncoder().encode(reviewText), review, [review]]) {
+      assert.deepStrictEqual(agentrisk.rescoreReport(stored, { review: given, today }).reviewed, reviewed);
+      assert.deepStrictEqual(agentrisk.applyReview(JSON.stringify(stored), given, { today }), reviewed);
+    }
+    assert.deepStrictEqual(JSON.parse(agentrisk.analyzeTraceJson(trace, { review, today })).reviewed, reviewed);
+    assert.deepStrictEqual(agentrisk.analyzeRuns(trace, { review, today })[0].reviewed, reviewed);
+  }
+  // Without a review: no `reviewed`.
+  assert.equal("reviewed" in agentrisk.analyzeTrace(trace), false);
+  assert.equal("reviewed" in agentrisk.rescoreReport(agentrisk.analyzeTrace(trace)), false);
+
+  // The batch's rates as reviewed, as `agentrisk batch --review --json` gives them.
+  const financePath = join(root, "www/samples/traces/finance_trace.json");
+  const files = [tracePath, financePath].map((path) => ({ name: path, folder: "", data: readFileSync(path) }));
+  const summary = agentrisk.summarizeBatch(files, { review, today: "2026-06-01" });
+  assert.deepEqual([summary.block_rate.k, summary.reviewed.block_rate.k, summary.reviewed.runs_reviewed], [2, 1, 2]);
+  const batch = execFileSync(cli(), ["batch", "--json", "-q", "--review", reviewPath, "--today", "2026-06-01", tracePath, financePath]);
+  assert.deepStrictEqual(summary, JSON.parse(batch.toString()));
+
+  // A bad review is named as the CLI names it.
+  const bad = structuredClone(review);
+  bad.decisions[0].decision = "fp";
+  for (const call of [() => agentrisk.analyzeTrace(trace, { review: bad }), () => agentrisk.applyReview(trace, [review, bad])]) {
+    assert.throws(call, (e) => {
+      assert.match(e.file, /^review/);
+      assert.equal(e.where, "decisions[0].decision");
+      assert.match(e.what, /^unknown decision "fp"/);
+      return true;
+    });
+  }
+  assert.throws(() => agentrisk.analyzeTrace(trace, { review, today: "1 June" }), (e) => e.where === "today" && /YYYY-MM-DD/.test(e.what));
+  assert.throws(() => agentrisk.applyReview(trace, undefined), (e) => e.file === "review");
 });

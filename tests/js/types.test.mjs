@@ -24,8 +24,9 @@ function compile(dir, file, source) {
 test("the declarations type every export, and reject misuse", async () => {
   const { dir } = await installed();
   const good = `
-import { ready, analyzeTrace, analyzeTraceJson, rescoreReport, summarizeBatch, wilson, version, initialize,
-  type Report, type RescoreResult, type BatchSummary, type Rate, type AgentRiskError, type Channel } from "agentrisk";
+import { ready, analyzeTrace, analyzeTraceJson, rescoreReport, summarizeBatch, wilson, version, initialize, applyReview,
+  type Report, type RescoreResult, type BatchSummary, type Rate, type AgentRiskError, type Channel, type Review,
+  type RunReview } from "agentrisk";
 await ready;
 await initialize();
 const report: Report = analyzeTrace("{}", { config: "scoring: {}", canaries: { obvious: ["x"] }, failUnder: 60 });
@@ -45,8 +46,14 @@ const firstChannel: Channel | undefined = report.leak_paths?.[0]?.channels[0];
 const level: number = report.findings[0].level;
 const rate: Rate = wilson(1, 2, { continuityCorrection: true });
 const v: string = version;
+const review: Review = { decisions: [{ run_id: "r", data_type: "email", channel: "*", value: "ab****cd", decision: "false_positive",
+  rationale: "x", reviewer: "D", decided_at: "2026-01-01", expires: null }], runs: [] };
+const reviewed: RunReview | undefined = analyzeTrace("{}", { review, today: "2026-06-01" }).reviewed;
+const fromText: RunReview = applyReview(report, [JSON.stringify(review), review], { today: "2026-06-01", failBelow: 40 });
+const expired: string | null = fromText.expired[0]?.decision.expires ?? null;
+const reviewedRate: number | null | undefined = summarizeBatch([], { review: new Uint8Array(1) }).reviewed?.block_rate.rate;
 try { analyzeTrace(""); } catch (e) { const err = e as AgentRiskError; const parts: string[] = [err.file, err.where, err.what]; }
-export { ri, channel, ok, leak, rate, v, l4, fromReports, passed, status, firstChannel, level };
+export { ri, channel, ok, leak, rate, v, l4, fromReports, passed, status, firstChannel, level, reviewed, expired, reviewedRate };
 `;
   assert.equal(compile(dir, "good.mts", good), "");
   const bad = `
@@ -56,7 +63,8 @@ summarizeBatch([{ name: "a", data: "" }], { groupBy: "team" });
 const s: string = wilson(1, 2).rate;
 const c: Channel = "email";
 summarizeBatch([], { canaries: { obvious: "x" } });
+applyReview("{}", { decisions: [], runs: [] }, { today: 20260601 });
 `;
   const errors = compile(dir, "bad.mts", bad);
-  assert.equal((errors.match(/error TS/g) ?? []).length, 5, errors);
+  assert.equal((errors.match(/error TS/g) ?? []).length, 6, errors);
 });

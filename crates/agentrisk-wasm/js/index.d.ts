@@ -15,6 +15,15 @@ export interface BatchFile {
   folder?: string;
 }
 
+/**
+ * A review file for the `review` option and `applyReview` (docs/review.md):
+ * its text or bytes, a review object, or a list of them (combined, in order).
+ */
+export type ReviewInput = FileData | Review | (FileData | Review)[];
+
+/** A report with its reviewed numbers, when a review was given (`run --review`'s file). */
+export type ReviewedReport = Report & { reviewed?: RunReview };
+
 /** Thrown by every function: the CLI's `agentrisk: FILE: where: what`, split. */
 export interface AgentRiskError extends Error, ApiError {
   /** summarizeBatch only: every unreadable file. */
@@ -54,6 +63,17 @@ export type AnalyzeOptions = {
    * default `structural`).
    */
   spanMapping?: SpanMapping;
+  /**
+   * A review file (as `--review FILE`): its text or bytes, a review
+   * object, or a list of them (combined). The report then has a
+   * `reviewed` object with its reviewed numbers.
+   */
+  review?: ReviewInput;
+  /**
+   * The date accepted risks are judged at, `YYYY-MM-DD` (as `--today`;
+   * default: today's date, UTC).
+   */
+  today?: string;
 };
 
 export type Report = {
@@ -124,6 +144,15 @@ export type RescoreOptions = {
    * The report's name in errors and in the record (default `report`).
    */
   name?: string;
+  /**
+   * A review file (as `score --review FILE`): its text or bytes, a
+   * review object, or a list of them. The record then has `reviewed`.
+   */
+  review?: ReviewInput;
+  /**
+   * The date accepted risks are judged at, `YYYY-MM-DD` (default: today, UTC).
+   */
+  today?: string;
 };
 
 /**
@@ -153,6 +182,11 @@ export type RescoreResult = {
    * ([`Rescore::gate_note`]); `null` otherwise.
    */
   gate_note: string | null;
+  /**
+   * With a review: the run's reviewed numbers, beside the stored ones
+   * above (which they never replace). Left out without a review.
+   */
+  reviewed?: RunReview;
 };
 
 /**
@@ -191,6 +225,16 @@ export type BatchOptions = {
    * How OpenTelemetry span exports become runs (default `structural`).
    */
   spanMapping?: SpanMapping;
+  /**
+   * A review file (as `batch --review FILE`): its text or bytes, a review
+   * object, or a list of them. The summary then has `reviewed` (the rates
+   * as reviewed).
+   */
+  review?: ReviewInput;
+  /**
+   * The date accepted risks are judged at, `YYYY-MM-DD` (default: today, UTC).
+   */
+  today?: string;
 };
 
 /**
@@ -208,6 +252,10 @@ export type BatchSummary = {
   level_leak_rates: { L1: Rate, L2: Rate, L3: Rate, L4: Rate };
   risk_index: ValueStats;
   privacy_score: ValueStats;
+  /**
+   * The rates as reviewed, when any run has reviewed numbers.
+   */
+  reviewed?: ReviewedRates;
   redteam?: RedTeamSummary;
   groups?: { [key in string]: BatchSummary };
 };
@@ -237,6 +285,70 @@ export type Rate = {
   rate: number | null;
   lower: number | null;
   upper: number | null;
+};
+
+/**
+ * A review: decisions and sign-offs, in file order. Build one with
+ * [`Review::from_json`], [`Review::combined`] or `Review::default()` and
+ * the editing calls; write it with [`Review::to_json`].
+ */
+export type Review = {
+  decisions: Array<Decision>;
+  runs: Array<SignOff>;
+};
+
+/**
+ * A run's reviewed numbers: beside the report's detected ones, never
+ * instead of them. This is the `reviewed` object of the CLI's and the
+ * JavaScript package's output.
+ */
+export type RunReview = {
+  /**
+   * RI rounded to 4 decimals, with false positives out and accepted
+   * risks in.
+   */
+  risk_index: number;
+  privacy_score: number;
+  verdict: Verdict;
+  /**
+   * The gate with accepted risks left out of its rules.
+   */
+  blocked: boolean;
+  block_reasons: Array<BlockReason>;
+  /**
+   * Secrets decided false positives on every channel they leaked on.
+   */
+  false_positives: Array<ReviewedSecret>;
+  /**
+   * Secrets accepted (until a date not yet reached) on every channel
+   * they leaked on that is not a false positive.
+   */
+  accepted: Array<ReviewedSecret>;
+  /**
+   * Secrets with an acceptance that has expired: they count as confirmed.
+   */
+  expired: Array<ReviewedSecret>;
+  /**
+   * Distinct leaked secrets once false positives are out.
+   */
+  leaked_secrets: number;
+  /**
+   * How many secret groups (review entries) the run has …
+   */
+  secret_groups: number;
+  /**
+   * … and how many of them have a decision on every channel.
+   */
+  decided: number;
+  /**
+   * The run's sign-off: its last entry in the review.
+   */
+  sign_off: SignOff | null;
+  run_id: string;
+  /**
+   * The date expiries were judged at.
+   */
+  today: ReviewDate;
 };
 
 /**
@@ -301,6 +413,16 @@ export type AttackRate = {
 };
 
 /**
+ * Why a run is blocked by the gate. A run can be blocked for several reasons.
+ */
+export type BlockReason = {
+  "reason": "score_below_threshold";
+  privacy_score: number;
+  fail_below: number;
+  } | { "reason": "critical_leak" } | { "reason": "policy_failed";
+};
+
+/**
  * A canary set: planted tokens in three tiers (spec 2.5); a missing tier
  * is empty.
  */
@@ -355,6 +477,11 @@ export type ChannelRisk = {
   risk_contribution: number;
   finding_count: number;
 };
+
+/**
+ * The channels a decision applies to: one, or every channel (`"*"`).
+ */
+export type ChannelScope = "*" | Channel;
 
 export type Compliance = {
   frameworks: Array<ComplianceFramework>;
@@ -440,6 +567,35 @@ export type CrossSession = {
   cross_subject_disclosures: Array<JsonValue>;
   reason: string;
 };
+
+/**
+ * One decision about one leaked secret of one run (see the module doc).
+ */
+export type Decision = {
+  run_id: string;
+  data_type: string;
+  channel: ChannelScope;
+  /**
+   * The report's redacted value: never the raw secret.
+   */
+  value: string;
+  /**
+   * `None` while undecided.
+   */
+  decision: DecisionKind | null;
+  rationale: string;
+  reviewer: string;
+  decided_at: ReviewDate | null;
+  /**
+   * For an accepted risk: the day it stops being accepted (`None`: never).
+   */
+  expires: ReviewDate | null;
+};
+
+/**
+ * What a reviewer decided about a leaked secret.
+ */
+export type DecisionKind = "confirmed" | "false_positive" | "accepted_risk";
 
 export type Detection = {
   mode: string;
@@ -712,6 +868,71 @@ export type RemediationHint = {
 };
 
 /**
+ * A calendar date (proleptic Gregorian), written `YYYY-MM-DD`. Dates order
+ * as time does.
+ */
+export type ReviewDate = string;
+
+/**
+ * A batch's rates as reviewed (see "As reviewed" in the module doc).
+ */
+export type ReviewedRates = {
+  /**
+   * Runs with reviewed numbers (the others count with their detected ones).
+   */
+  runs_reviewed: number;
+  /**
+   * Runs with a leaked secret once false positives are out, of all runs.
+   */
+  leak_rate: Rate;
+  /**
+   * Runs the gate blocks once accepted risks are left out of it, of all runs.
+   */
+  block_rate: Rate;
+  /**
+   * Reviewed runs by sign-off status, and with none.
+   */
+  approved: number;
+  changes_needed: number;
+  in_review: number;
+  not_signed_off: number;
+  /**
+   * Secret groups (review entries) of the reviewed runs with a decision
+   * on every channel, of all of them.
+   */
+  decided: number;
+  secret_groups: number;
+};
+
+/**
+ * A decided secret as the reviewed numbers took it.
+ */
+export type ReviewedSecret = {
+  data_type: string;
+  /**
+   * The report's redacted value.
+   */
+  value: string;
+  level: Level;
+  channels: Array<Channel>;
+  /**
+   * How many distinct secrets the decision covers: more than one when
+   * several secrets share this data type and redacted value.
+   */
+  secrets: number;
+  /**
+   * True when it may cover more secrets than `secrets`
+   * ([`SecretGroup::may_hold_more`]).
+   */
+  may_hold_more: boolean;
+  /**
+   * The decision in force (for an accepted risk on several channels, the
+   * one that expires first; for an expired one, the expired acceptance).
+   */
+  decision: Decision;
+};
+
+/**
  * ELR of one run: `leaked` expected types over `total` vault fields.
  */
 export type RunElr = {
@@ -720,6 +941,25 @@ export type RunElr = {
   leaked: number;
   total: number;
 };
+
+/**
+ * One sign-off entry of a run (see the module doc).
+ */
+export type SignOff = {
+  run_id: string;
+  status: SignOffStatus;
+  reviewer: string;
+  note: string;
+  /**
+   * A date (`YYYY-MM-DD`) or a date and time (RFC 3339).
+   */
+  at: string;
+};
+
+/**
+ * Where a run's review stands.
+ */
+export type SignOffStatus = "in_review" | "approved" | "changes_needed";
 
 /**
  * The shape of a span export.
@@ -799,14 +1039,16 @@ export const ready: Promise<void>;
 export function initialize(
   source?: BufferSource | WebAssembly.Module | URL | string | Response | Promise<Response>,
 ): Promise<void>;
-/** The report `agentrisk run -o - -f json` writes for this trace. */
-export function analyzeTrace(input: FileData, options?: AnalyzeOptions): Report;
+/** The report `agentrisk run -o - -f json` writes for this trace (with `review`, its `reviewed` numbers added). */
+export function analyzeTrace(input: FileData, options?: AnalyzeOptions): ReviewedReport;
 /** Every run of a file: one report for an AgentLeak trace, one per conversation for an OpenTelemetry span export. */
-export function analyzeRuns(input: FileData, options?: AnalyzeOptions): Report[];
+export function analyzeRuns(input: FileData, options?: AnalyzeOptions): ReviewedReport[];
 /** analyzeTrace as unindented JSON text. */
 export function analyzeTraceJson(input: FileData, options?: AnalyzeOptions): string;
 /** A stored report re-scored, as `agentrisk score --json` prints it, with its mismatches. */
 export function rescoreReport(report: FileData | Report | object, options?: RescoreOptions): RescoreResult;
+/** A stored report's reviewed numbers, as `agentrisk score --review` gives them. */
+export function applyReview(report: FileData | Report | object, review: ReviewInput, options?: Omit<RescoreOptions, "review">): RunReview;
 /** The batch summary, as `agentrisk batch --json` prints it. */
 export function summarizeBatch(files: BatchFile[], options?: BatchOptions): BatchSummary;
 /** k of n with its Wilson score interval. */

@@ -83,6 +83,11 @@ export function rescoreReport(report, options) {
   return loadedCore("rescoreReport").rescoreReport(report, options);
 }
 
+/** A stored report's reviewed numbers, as `agentrisk score --review` gives them. */
+export function applyReview(report, review, options) {
+  return loadedCore("applyReview").applyReview(report, review, options);
+}
+
 /** The batch summary, as `agentrisk batch --json` prints it. */
 export function summarizeBatch(files, options) {
   return loadedCore("summarizeBatch").summarizeBatch(files, options);

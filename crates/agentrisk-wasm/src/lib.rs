@@ -10,10 +10,11 @@
 //! module and re-exports these functions; `index.d.ts` types them.
 
 use agentrisk::analyser::{
-    generated_at_from_unix, group_by_from_name, interval_method, wilson_rate, Analyser, ApiError, BatchInput,
-    CanarySetting, GateOverrides, Named, NamedConfig,
+    generated_at_from_unix, group_by_from_name, interval_method, review_from_files, wilson_rate, Analyser, ApiError,
+    BatchInput, CanarySetting, GateOverrides, Named, NamedConfig,
 };
 use agentrisk::analyze::Canaries;
+use agentrisk::review::{Date, ReviewedReport};
 use js_sys::{Array, ArrayBuffer, Reflect, Uint8Array};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -48,6 +49,64 @@ struct AnalyzeOptions {
     /// How an OpenTelemetry span export becomes runs (as `--span-mapping`;
     /// default `structural`).
     span_mapping: Option<agentrisk::spans::SpanMapping>,
+    /// A review file (as `--review FILE`): its text or bytes, a review
+    /// object, or a list of them (combined). The report then has a
+    /// `reviewed` object with its reviewed numbers.
+    #[cfg_attr(test, ts(type = "ReviewInput", optional))]
+    #[allow(dead_code)] // read from the options object (`review_of`)
+    review: Option<Ignored>,
+    /// The date accepted risks are judged at, `YYYY-MM-DD` (as `--today`;
+    /// default: today's date, UTC).
+    today: Option<String>,
+}
+
+/// An option read from the options object itself (`review_of`), which
+/// serde only steps over: a review may be bytes, which serde's data model
+/// does not carry into a struct.
+#[derive(Default)]
+struct Ignored;
+
+impl<'de> Deserialize<'de> for Ignored {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Ignored, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| Ignored)
+    }
+}
+
+/// The `review` and `today` options: the review (`None` without one) and
+/// its date; errors name the option or the review's place.
+fn review_of(options: &JsValue, today: Option<&str>) -> Result<Option<(agentrisk::review::Review, Date)>, JsValue> {
+    let value = field(options, "review");
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let items: Vec<(String, JsValue)> = match value.dyn_ref::<Array>() {
+        Some(list) => list.iter().enumerate().map(|(i, item)| (format!("review[{i}]"), item)).collect(),
+        None => vec![("review".to_owned(), value)],
+    };
+    let mut files = Vec::with_capacity(items.len());
+    for (name, item) in items {
+        let bytes = if item.is_object() && !item.is_instance_of::<Uint8Array>() && !item.is_instance_of::<ArrayBuffer>()
+        {
+            let text = js_sys::JSON::stringify(&item)
+                .map_err(|_| js_error(&fixed_error(&name, "", "the review object cannot be written as JSON")))?;
+            String::from(text).into_bytes()
+        } else {
+            bytes_of(&item, &name)?
+        };
+        files.push((name, bytes));
+    }
+    let named: Vec<Named<'_>> = files.iter().map(|(name, bytes)| Named { name, bytes }).collect();
+    let review = review_from_files(&named).map_err(|e| js_error(&e))?;
+    let today = match today {
+        Some(text) => Date::parse(text).map_err(|problem| js_error(&fixed_error("options", "today", &problem)))?,
+        None => today_utc(),
+    };
+    Ok(Some((review, today)))
+}
+
+/// Today's date (UTC) by the JavaScript clock.
+fn today_utc() -> Date {
+    Date::from_unix_seconds((js_sys::Date::now() / 1000.0).floor() as i64)
 }
 
 /// Canary values given as an option, as the set in force (named as the
@@ -56,51 +115,73 @@ fn canary_setting(canaries: Canaries) -> CanarySetting {
     CanarySetting { name: "canaries".to_owned(), canaries }
 }
 
-/// The report `agentrisk run -o - -f json` writes for a trace.
+/// The report `agentrisk run -o - -f json` writes for a trace (with a
+/// review, as `run --review` writes it: a `reviewed` object added).
 #[wasm_bindgen(js_name = analyzeTrace)]
 pub fn analyze_trace(input: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let report = report_of(&input, options)?;
-    to_js(&report)
+    let (analyser, report) = report_of(&input, options)?;
+    let reviewed = reviewed_of(&analyser, &report);
+    to_js(&ReviewedReport { report: &report, reviewed: reviewed.as_ref() })
 }
 
 /// [`analyze_trace`] as JSON text (the CLI's bytes, unindented), for callers
 /// that store or send the report rather than read it.
 #[wasm_bindgen(js_name = analyzeTraceJson)]
 pub fn analyze_trace_json(input: JsValue, options: JsValue) -> Result<String, JsValue> {
-    let report = report_of(&input, options)?;
-    serde_json::to_string(&report).map_err(|e| js_error(&ApiError::new("result", &e.to_string())))
+    let (analyser, report) = report_of(&input, options)?;
+    let reviewed = reviewed_of(&analyser, &report);
+    serde_json::to_string(&ReviewedReport { report: &report, reviewed: reviewed.as_ref() })
+        .map_err(|e| js_error(&ApiError::new("result", &e.to_string())))
 }
 
-fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Report, JsValue> {
+fn report_of(input: &JsValue, options: JsValue) -> Result<(Analyser, agentrisk::model::Report), JsValue> {
     let (analyser, name, bytes) = analysis_of(input, options)?;
-    analyser.trace_report(Named { name: &name, bytes: &bytes }).map_err(|e| js_error(&e))
+    let report = analyser.trace_report(Named { name: &name, bytes: &bytes }).map_err(|e| js_error(&e))?;
+    Ok((analyser, report))
+}
+
+/// A trace's reviewed numbers under the analyser's review, if any.
+fn reviewed_of(analyser: &Analyser, report: &agentrisk::model::Report) -> Option<agentrisk::review::RunReview> {
+    analyser.review().and_then(|_| analyser.reviewed(&analyser.trace_secrets(report)))
 }
 
 /// Every run of a file, as `agentrisk run` writes them: one report for an
 /// AgentLeak trace, one per conversation for an OpenTelemetry span export
-/// (each report's `span_source` says how it was made).
+/// (each report's `span_source` says how it was made; with a review, each
+/// has its `reviewed` object).
 #[wasm_bindgen(js_name = analyzeRuns)]
 pub fn analyze_runs(input: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let (analyser, name, bytes) = analysis_of(&input, options)?;
     let runs = analyser
         .analyse_runs(&name, bytes.into(), None, agentrisk::analyser::Keep::ReportOnly)
         .map_err(|e| js_error(&e))?;
-    let reports: Vec<agentrisk::model::Report> = runs.into_iter().map(|run| run.report).collect();
+    let reviewed: Vec<_> = runs.iter().map(|run| reviewed_of(&analyser, &run.report)).collect();
+    let reports: Vec<ReviewedReport<'_>> = runs
+        .iter()
+        .zip(&reviewed)
+        .map(|(run, reviewed)| ReviewedReport { report: &run.report, reviewed: reviewed.as_ref() })
+        .collect();
     to_js(&reports)
 }
 
 /// The analyser, the file's name and its bytes of `analyzeTrace`'s arguments.
 fn analysis_of(input: &JsValue, options: JsValue) -> Result<(Analyser, String, Vec<u8>), JsValue> {
-    let options: AnalyzeOptions =
-        options_of(options, &["config", "configName", "canaries", "failUnder", "name", "generatedAt", "spanMapping"])?;
+    let raw = options.clone();
+    let options: AnalyzeOptions = options_of(
+        options,
+        &["config", "configName", "canaries", "failUnder", "name", "generatedAt", "spanMapping", "review", "today"],
+    )?;
     let name = options.name.unwrap_or_else(|| "trace".to_owned());
     let bytes = bytes_of(input, &name)?;
-    let analyser = Analyser::new()
+    let mut analyser = Analyser::new()
         .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
         .with_canaries(options.canaries.map(canary_setting))
         .with_gate(GateOverrides { fail_below: options.fail_under, block_on_critical: None })
         .with_span_mapping(options.span_mapping.unwrap_or_default())
         .with_generated_at(options.generated_at.unwrap_or_else(now_isoformat));
+    if let Some((review, today)) = review_of(&raw, options.today.as_deref())? {
+        analyser = analyser.with_review(Some(review), today);
+    }
     Ok((analyser, name, bytes))
 }
 
@@ -119,6 +200,13 @@ struct RescoreOptions {
     block_on_critical: Option<bool>,
     /// The report's name in errors and in the record (default `report`).
     name: Option<String>,
+    /// A review file (as `score --review FILE`): its text or bytes, a
+    /// review object, or a list of them. The record then has `reviewed`.
+    #[cfg_attr(test, ts(type = "ReviewInput", optional))]
+    #[allow(dead_code)] // read from the options object (`review_of`)
+    review: Option<Ignored>,
+    /// The date accepted risks are judged at, `YYYY-MM-DD` (default: today, UTC).
+    today: Option<String>,
 }
 
 /// What `rescoreReport` returns: `agentrisk score --json`'s record, with
@@ -138,8 +226,40 @@ struct RescoreResult<'a> {
 /// A stored report re-scored, as `agentrisk score --json` prints it.
 #[wasm_bindgen(js_name = rescoreReport)]
 pub fn rescore_report(report: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let scored = scored_of(&report, options)?;
+    to_js(&RescoreResult { record: &scored.record, mismatches: &scored.rescore.mismatches, notes: &scored.notes })
+}
+
+/// A stored report's reviewed numbers, as `agentrisk score --review` gives
+/// them (its `reviewed`): `review` is the review file (text, bytes, an
+/// object or a list), `options` the gate (`failBelow`, `blockOnCritical`),
+/// a what-if `config`, `today` and the report's `name`.
+#[wasm_bindgen(js_name = applyReview)]
+pub fn apply_review(report: JsValue, review: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let with_review = js_sys::Object::new();
+    if let Some(object) = options.dyn_ref::<js_sys::Object>() {
+        js_sys::Object::assign(&with_review, object);
+    }
+    if !field(&with_review, "review").is_undefined() {
+        return Err(js_error(&fixed_error("options", "review", "give the review as applyReview's second argument")));
+    }
+    if review.is_undefined() || review.is_null() {
+        return Err(js_error(&fixed_error(
+            "review",
+            "",
+            "expected a review file's text or bytes, a review object or a list of them",
+        )));
+    }
+    set(&with_review, "review", review);
+    let scored = scored_of(&report, with_review.into())?;
+    to_js(&scored.record.reviewed)
+}
+
+/// `rescoreReport`'s scoring of `report` under `options`.
+fn scored_of(report: &JsValue, options: JsValue) -> Result<agentrisk::analyser::Scored, JsValue> {
+    let raw = options.clone();
     let options: RescoreOptions =
-        options_of(options, &["config", "configName", "failBelow", "blockOnCritical", "name"])?;
+        options_of(options, &["config", "configName", "failBelow", "blockOnCritical", "name", "review", "today"])?;
     let name = options.name.as_deref().unwrap_or("report");
     let bytes =
         if report.is_object() && !report.is_instance_of::<Uint8Array>() && !report.is_instance_of::<ArrayBuffer>() {
@@ -149,11 +269,13 @@ pub fn rescore_report(report: JsValue, options: JsValue) -> Result<JsValue, JsVa
         } else {
             bytes_of(&report, name)?
         };
-    let analyser = Analyser::new()
+    let mut analyser = Analyser::new()
         .with_what_if(config_of(options.config.as_deref(), options.config_name.as_deref())?)
         .with_gate(GateOverrides { fail_below: options.fail_below, block_on_critical: options.block_on_critical });
-    let scored = analyser.score_report(Named { name, bytes: &bytes }).map_err(|e| js_error(&e))?;
-    to_js(&RescoreResult { record: &scored.record, mismatches: &scored.rescore.mismatches, notes: &scored.notes })
+    if let Some((review, today)) = review_of(&raw, options.today.as_deref())? {
+        analyser = analyser.with_review(Some(review), today);
+    }
+    analyser.score_report(Named { name, bytes: &bytes }).map_err(|e| js_error(&e))
 }
 
 /// The options of `summarizeBatch`.
@@ -182,6 +304,13 @@ struct BatchOptionsIn {
     skip_unreadable: bool,
     /// How OpenTelemetry span exports become runs (default `structural`).
     span_mapping: Option<agentrisk::spans::SpanMapping>,
+    /// A review file (as `batch --review FILE`): its text or bytes, a review
+    /// object, or a list of them. The summary then has `reviewed` (the rates
+    /// as reviewed).
+    #[cfg_attr(test, ts(type = "ReviewInput", optional))]
+    review: Option<Ignored>,
+    /// The date accepted risks are judged at, `YYYY-MM-DD` (default: today, UTC).
+    today: Option<String>,
 }
 
 impl Default for BatchOptionsIn {
@@ -195,6 +324,8 @@ impl Default for BatchOptionsIn {
             canaries: None,
             skip_unreadable: false,
             span_mapping: None,
+            review: None,
+            today: None,
         }
     }
 }
@@ -205,6 +336,7 @@ impl Default for BatchOptionsIn {
 /// file in `errors`) unless `skipUnreadable` is set.
 #[wasm_bindgen(js_name = summarizeBatch)]
 pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let raw = options.clone();
     let options: BatchOptionsIn = options_of(
         options,
         &[
@@ -216,14 +348,19 @@ pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsVa
             "canaries",
             "skipUnreadable",
             "spanMapping",
+            "review",
+            "today",
         ],
     )?;
     let method = interval_method(options.confidence, options.continuity_correction).map_err(|e| js_error(&e))?;
     let group_by = options.group_by.as_deref().map(group_by_from_name).transpose().map_err(|e| js_error(&e))?;
-    let analyser = Analyser::new()
+    let mut analyser = Analyser::new()
         .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
         .with_canaries(options.canaries.map(canary_setting))
         .with_span_mapping(options.span_mapping.unwrap_or_default());
+    if let Some((review, today)) = review_of(&raw, options.today.as_deref())? {
+        analyser = analyser.with_review(Some(review), today);
+    }
     let list = files
         .dyn_into::<Array>()
         .map_err(|_| js_error(&fixed_error("files", "", "expected an array of { name, data, folder? }")))?;

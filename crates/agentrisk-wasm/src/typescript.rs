@@ -134,6 +134,8 @@ fn index_d_ts(template: &str) -> String {
     types.root::<agentrisk::batch::BatchSummary>();
     types.root::<super::WilsonOptions>();
     types.root::<agentrisk::stats::Rate>();
+    types.root::<agentrisk::review::Review>();
+    types.root::<agentrisk::review::RunReview>();
     types.root::<agentrisk::analyser::ApiError>();
     assert!(types.clashes.is_empty(), "two Rust types declare each of {:?}", types.clashes);
     template.replacen(TYPES_MARK, &types.text(), 1)

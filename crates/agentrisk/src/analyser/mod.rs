@@ -14,6 +14,12 @@
 //! * `Analyser::analyse_file` (in [`crate::workspace`], beside the view types
 //!   it returns): any file → what a viewer lists.
 //!
+//! With a review ([`Analyser::with_review`], the files read by
+//! [`review_from_files`]), each of these also gives every run's reviewed
+//! numbers beside its detected ones: the analyser picks each kind of run's
+//! gate ([`Analyser::trace_secrets`], [`Analyser::report_secrets`]) and
+//! [`Analyser::reviewed`] applies the review (`crate::review`).
+//!
 //! The CLI, the viewer's worker (through [`crate::workspace::Workspace`]),
 //! publishing and the JavaScript package all build an `Analyser` and call
 //! these; none of them reaches into the pipeline. Errors a user can cause

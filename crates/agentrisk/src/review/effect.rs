@@ -598,6 +598,71 @@ impl RunReview {
     }
 }
 
+impl RunReview {
+    /// The review of the run as a Markdown section, to append to the run's
+    /// summary (`report::markdown_run`): the detected and reviewed numbers
+    /// side by side (`detected` is the report), every decision in force
+    /// with its reviewer, date, rationale and expiry, and the sign-off.
+    pub fn markdown(&self, detected: &Report) -> String {
+        let cell = |text: &str| text.replace('|', "\\|").replace(['\n', '\r'], " ");
+        let gate = |blocked: bool| if blocked { "blocked" } else { "not blocked" };
+        let mut md = format!("## Review (as of {})\n\n", self.today);
+        md.push_str("| | Risk Index | Privacy score | Verdict | Gate |\n|---|---:|---:|---|---|\n");
+        md.push_str(&format!(
+            "| As detected | {:.4} | {} | {} | {} |\n| As reviewed | {:.4} | {} | {} | {} |\n\n",
+            detected.risk_index,
+            detected.privacy_score,
+            cell(&detected.verdict),
+            gate(detected.blocked),
+            self.risk_index,
+            self.privacy_score,
+            self.verdict.as_str(),
+            gate(self.blocked),
+        ));
+        let decided = [
+            ("False positive", &self.false_positives),
+            ("Accepted risk", &self.accepted),
+            ("Expired acceptance", &self.expired),
+        ];
+        if decided.iter().any(|(_, list)| !list.is_empty()) {
+            md.push_str(
+                "| Decision | Data type | Value | Channels | Secrets | Reviewer | Decided | Expires | Rationale |\n",
+            );
+            md.push_str("|---|---|---|---|---:|---|---|---|---|\n");
+            for (label, list) in decided {
+                for s in list {
+                    let d = &s.decision;
+                    md.push_str(&format!(
+                        "| {label} | {} | `{}` | {} | {}{} | {} | {} | {} | {} |\n",
+                        cell(&s.data_type),
+                        cell(&s.value),
+                        s.channels.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "),
+                        s.secrets,
+                        if s.may_hold_more { "+" } else { "" },
+                        cell(&d.reviewer),
+                        d.decided_at.map_or_else(|| "—".to_owned(), |date| date.to_string()),
+                        d.expires.map_or_else(|| "—".to_owned(), |date| date.to_string()),
+                        cell(&d.rationale),
+                    ));
+                }
+            }
+            md.push('\n');
+        }
+        md.push_str(&format!("{} of {} leaked secrets decided. ", self.decided, self.secret_groups));
+        md.push_str(&match &self.sign_off {
+            Some(s) => format!(
+                "Sign-off: {} by {} ({}){}.\n",
+                s.status.label(),
+                if s.reviewer.is_empty() { "—" } else { &s.reviewer },
+                cell(&s.at),
+                if s.note.is_empty() { String::new() } else { format!(": {}", cell(&s.note)) }
+            ),
+            None => "Not signed off.\n".to_owned(),
+        });
+        md
+    }
+}
+
 impl Review {
     /// The decisions that match no leaked secret of `runs`, with why: no
     /// such run, no such secret in it, or not on that channel. An undecided

@@ -131,7 +131,7 @@ pub struct ReviewedReport<'a> {
 /// A calendar date (proleptic Gregorian), written `YYYY-MM-DD`. Dates order
 /// as time does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(type = "string"))]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(rename = "ReviewDate", type = "string"))]
 pub struct Date {
     year: u16,
     month: u8,

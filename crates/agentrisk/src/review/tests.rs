@@ -587,3 +587,22 @@ fn dates() {
     assert!(Date::parse("2026-01-31").unwrap() < Date::parse("2026-02-01").unwrap());
     assert_eq!(serde_json::to_string(&Date::parse("2026-01-31").unwrap()).unwrap(), "\"2026-01-31\"");
 }
+
+#[test]
+fn a_run_review_as_markdown() {
+    let report = run_a();
+    let secrets = RunSecrets::of_report(&report, &ScoringConfig::default());
+    let mut review = review_of(vec![decided("iban", IBAN, "*", DecisionKind::AcceptedRisk, Some("2026-06-01"))]);
+    review.decisions[0].rationale = "test | account".to_owned();
+    let md = secrets.review(&review, today()).markdown(&report);
+    assert_eq!(
+        md,
+        "## Review (as of 2026-06-01)\n\n\
+         | | Risk Index | Privacy score | Verdict | Gate |\n|---|---:|---:|---|---|\n\
+         | As detected | 0.9286 | 7 | Fail | blocked |\n| As reviewed | 0.9286 | 7 | Fail | blocked |\n\n\
+         | Decision | Data type | Value | Channels | Secrets | Reviewer | Decided | Expires | Rationale |\n\
+         |---|---|---|---|---:|---|---|---|---|\n\
+         | Expired acceptance | iban | `US*******************12` | tool_call | 2 | Dana | 2026-05-20 | 2026-06-01 | test \\| account |\n\n\
+         1 of 3 leaked secrets decided. Not signed off.\n"
+    );
+}
