@@ -263,11 +263,11 @@ fn scored_of(report: &JsValue, options: JsValue) -> Result<agentrisk::analyser::
     let name = options.name.as_deref().unwrap_or("report");
     let bytes =
         if report.is_object() && !report.is_instance_of::<Uint8Array>() && !report.is_instance_of::<ArrayBuffer>() {
-            let text = js_sys::JSON::stringify(&report)
+            let text = js_sys::JSON::stringify(report)
                 .map_err(|_| js_error(&fixed_error(name, "", "the report object cannot be written as JSON")))?;
             String::from(text).into_bytes()
         } else {
-            bytes_of(&report, name)?
+            bytes_of(report, name)?
         };
     let mut analyser = Analyser::new()
         .with_what_if(config_of(options.config.as_deref(), options.config_name.as_deref())?)

@@ -33,7 +33,9 @@ mod options;
 pub use options::{generated_at_from_unix, group_by_from_name, interval_method, wilson_rate};
 
 use crate::analyze::{Canaries, CanariesUsed, CanaryError, CanarySource};
-use crate::batch::{load_batch_file, summarize, BatchFile, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard};
+use crate::batch::{
+    load_batch_file, summarize, BatchFile, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard, SecretsOf,
+};
 use crate::config::{config_from_bytes, AnalysisConfig};
 use crate::model::{Report, SpanMapping};
 use crate::pipeline::{self, AnalysisInput, Loaded};
@@ -520,7 +522,7 @@ impl Analyser {
                 self.stored_secrets(report, false)
             }
         };
-        let wanted: Option<&dyn Fn(&Report, bool) -> RunSecrets> = self.review.is_some().then_some(&secrets_of);
+        let wanted: SecretsOf<'_> = self.review.is_some().then_some(&secrets_of);
         let mut read = load_batch_file(file.name, file.folder, file.bytes, &self.input(&config), wanted)
             .map_err(|e| ApiError::new(file.name, &e.to_string()))?;
         if let Some(r) = &self.review {

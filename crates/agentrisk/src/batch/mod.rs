@@ -73,7 +73,7 @@ pub mod table;
 
 pub use facts::{MetadataError, RunFacts, RunSource};
 pub use input::{detect_kind, folder_of, BatchFile, BatchFileError, FileKind};
-pub(crate) use input::{facts_of_loaded, load_batch_file};
+pub(crate) use input::{facts_of_loaded, load_batch_file, SecretsOf};
 pub use redteam::{
     parse_redteam_results, summarize_redteam, AttackRate, ChannelLeakage, Place, RedTeamError, RedTeamSummary, RunElr,
     RunResult,
