@@ -150,6 +150,23 @@ impl RunFacts {
         })
     }
 
+    /// The run as reviewed: with reviewed numbers, its reviewed RI, privacy
+    /// score, verdict, gate and count of leaked secrets in place of the
+    /// detected ones; everything else as detected (per-channel and
+    /// per-level leaks, the vault, the red-team record), and `reviewed`
+    /// kept. A run without reviewed numbers is returned as it is.
+    pub fn as_reviewed(&self) -> RunFacts {
+        let mut facts = self.clone();
+        if let Some(r) = &self.reviewed {
+            facts.risk_index = r.risk_index;
+            facts.privacy_score = i64::from(r.privacy_score);
+            facts.verdict = r.verdict.as_str().to_owned();
+            facts.blocked = r.blocked;
+            facts.leaked_secrets = r.leaked_secrets;
+        }
+        facts
+    }
+
     /// True when the run leaked at least one secret on `channel`.
     pub fn leaked_on(&self, channel: Channel) -> bool {
         self.channel_leaks.get(&channel).is_some_and(|p| p.total() > 0)

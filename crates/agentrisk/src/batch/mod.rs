@@ -44,6 +44,19 @@
 //!   their sign-off statuses; and how many of their secret groups have a
 //!   decision. The rates above stay the detected ones.
 //!
+//! # Reading
+//!
+//! [`summarize`] counts each run with its detected numbers (the
+//! reference's): [`Reading::AsDetected`]. [`summarize_as`] with
+//! [`Reading::AsReviewed`] counts each run with [`RunFacts::as_reviewed`]
+//! instead: the leak rate, block rate, verdicts, Risk Index and privacy
+//! score use a reviewed run's reviewed numbers (a run without them counts
+//! as detected); the per-channel and per-level leak rates and the red-team
+//! metrics stay as detected, since reviewed numbers do not say on which
+//! channel or at which level a false positive's count sat. The summary
+//! remembers its reading ([`BatchSummary::reading`]), and the rate rows of
+//! [`table::rate_rows`] say which reading each row is.
+//!
 //! Rates with n = 0 have a null rate and interval. The result does not
 //! depend on the order of the runs.
 //!
@@ -183,6 +196,32 @@ pub struct BatchSummary {
     #[cfg_attr(feature = "typescript", ts(as = "Option<_>", optional))]
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub groups: BTreeMap<String, BatchSummary>,
+    /// Which numbers its runs were counted with (not written: a scorecard's
+    /// summary is always as detected, with its `reviewed` rates beside).
+    #[cfg_attr(feature = "typescript", ts(skip))]
+    #[serde(skip)]
+    pub reading: Reading,
+}
+
+/// Which numbers a batch summary counts each run with (see "Reading" in the
+/// module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reading {
+    /// The detected numbers: the reports' own, the reference's.
+    #[default]
+    AsDetected,
+    /// A reviewed run's reviewed numbers, the others' detected ones.
+    AsReviewed,
+}
+
+impl Reading {
+    /// "as detected" or "as reviewed": what labels say.
+    pub fn label(self) -> &'static str {
+        match self {
+            Reading::AsDetected => "as detected",
+            Reading::AsReviewed => "as reviewed",
+        }
+    }
 }
 
 /// A batch's rates as reviewed (see "As reviewed" in the module doc).
@@ -204,6 +243,25 @@ pub struct ReviewedRates {
     /// on every channel, of all of them.
     pub decided: u64,
     pub secret_groups: u64,
+}
+
+impl ReviewedRates {
+    /// Review progress in words, of a batch of `runs` runs: "2 of 10 runs
+    /// reviewed (1 approved, 0 changes needed, 1 in review, 0 not signed
+    /// off); 3 of 5 leaked secrets decided".
+    pub fn progress(&self, runs: u64) -> String {
+        format!(
+            "{} of {runs} runs reviewed ({} approved, {} changes needed, {} in review, {} not signed off); \
+             {} of {} leaked secrets decided",
+            self.runs_reviewed,
+            self.approved,
+            self.changes_needed,
+            self.in_review,
+            self.not_signed_off,
+            self.decided,
+            self.secret_groups
+        )
+    }
 }
 
 /// How many runs got a verdict, and their share of all runs.
@@ -264,6 +322,27 @@ pub fn summarize(
             members.entry(group_key(run, by)).or_default().push(run);
         }
         summary.groups = members.into_iter().map(|(key, runs)| (key, summarize_runs(&runs, &method))).collect();
+    }
+    summary
+}
+
+/// [`summarize`] with each run counted as `reading` says: as detected (the
+/// same as `summarize`), or as reviewed ([`RunFacts::as_reviewed`]).
+pub fn summarize_as(
+    runs: &[RunFacts],
+    redteam: &[RunResult],
+    method: IntervalMethod,
+    group_by: Option<GroupBy>,
+    reading: Reading,
+) -> BatchSummary {
+    if reading == Reading::AsDetected {
+        return summarize(runs, redteam, method, group_by);
+    }
+    let reviewed: Vec<RunFacts> = runs.iter().map(RunFacts::as_reviewed).collect();
+    let mut summary = summarize(&reviewed, redteam, method, group_by);
+    summary.reading = reading;
+    for group in summary.groups.values_mut() {
+        group.reading = reading;
     }
     summary
 }
@@ -365,6 +444,7 @@ fn summarize_runs(runs: &[&RunFacts], method: &IntervalMethod) -> BatchSummary {
         reviewed,
         redteam: None,
         groups: BTreeMap::new(),
+        reading: Reading::AsDetected,
     }
 }
 

@@ -2,7 +2,7 @@
 //! formatted once here so that the CLI, the viewer and the CSV exports show
 //! the same values.
 
-use super::{BatchSummary, RunFacts, NO_GROUP_KEY};
+use super::{BatchSummary, Reading, RunFacts, NO_GROUP_KEY};
 use crate::stats::{IntervalMethod, Rate};
 
 /// The group column of rows that cover the whole batch.
@@ -52,32 +52,39 @@ fn push_rates(rows: &mut Vec<RateRow>, group: &str, s: &BatchSummary) {
     let mut push = |metric: String, rate: Rate, note: &str| {
         rows.push(RateRow { group: group.to_owned(), metric, rate, note: note.to_owned() })
     };
-    match &s.reviewed {
-        // With a review, both readings, each labelled.
-        Some(r) => {
-            let note = format!("{} of {} runs reviewed", r.runs_reviewed, s.runs);
+    let progress = s.reviewed.as_ref().map(|r| format!("{} of {} runs reviewed", r.runs_reviewed, s.runs));
+    // As reviewed, every row says which reading it is; as detected, only
+    // the rows a review changes, when there is one.
+    let (headline, detected) = match s.reading {
+        Reading::AsReviewed => (" (as reviewed)", " (as detected)"),
+        Reading::AsDetected => ("", ""),
+    };
+    match (s.reading, &s.reviewed) {
+        (Reading::AsDetected, Some(r)) => {
+            let note = progress.unwrap_or_default();
             push("Leak rate (as detected)".to_owned(), s.leak_rate, "");
             push("Leak rate (as reviewed)".to_owned(), r.leak_rate, &note);
             push("Block rate (as detected)".to_owned(), s.block_rate, "");
             push("Block rate (as reviewed)".to_owned(), r.block_rate, &note);
         }
-        None => {
-            push("Leak rate".to_owned(), s.leak_rate, "");
-            push("Block rate".to_owned(), s.block_rate, "");
+        _ => {
+            let note = progress.unwrap_or_default();
+            push(format!("Leak rate{headline}"), s.leak_rate, &note);
+            push(format!("Block rate{headline}"), s.block_rate, &note);
         }
     }
     for v in &s.verdicts {
-        push(format!("Verdict {}", v.verdict.as_str()), v.share, "");
+        push(format!("Verdict {}{headline}", v.verdict.as_str()), v.share, "");
     }
     for c in &s.channel_leak_rates {
         push(
-            format!("Leak rate on {}", c.channel.as_str()),
+            format!("Leak rate on {}{detected}", c.channel.as_str()),
             c.rate,
             if c.n_from_reports { "n from reports" } else { "" },
         );
     }
     for l in &s.level_leak_rates {
-        push(format!("Leak rate at {} ({})", l.level.label(), l.level.badge()), l.rate, "");
+        push(format!("Leak rate at {} ({}){detected}", l.level.label(), l.level.badge()), l.rate, "");
     }
 }
 
@@ -211,17 +218,30 @@ pub fn markdown_batch(summary: &super::BatchSummary, method: &IntervalMethod) ->
     let fixed = |v: Option<f64>, dp: usize| v.map_or_else(|| "—".to_owned(), |v| format!("{v:.dp$}"));
     let mut md =
         format!("# Batch of {} runs\n\nEvery rate is k of n runs with its {}.\n\n", summary.runs, method.describe());
+    if summary.reading == Reading::AsReviewed {
+        md.push_str(
+            "Rates as reviewed: each reviewed run counts with its reviewed numbers, the others as detected; \
+             per-channel and per-level rates stay as detected.\n\n",
+        );
+    }
+    if let Some(r) = &summary.reviewed {
+        md.push_str(&format!("Review: {}.\n\n", r.progress(summary.runs)));
+    }
+    let label = match summary.reading {
+        Reading::AsReviewed => " (as reviewed)",
+        Reading::AsDetected => "",
+    };
     md.push_str("| | Mean | Median | Min | Max |\n|---|---:|---:|---:|---:|\n");
     let (ri, ps) = (&summary.risk_index, &summary.privacy_score);
     md.push_str(&format!(
-        "| Risk Index | {} | {} | {} | {} |\n",
+        "| Risk Index{label} | {} | {} | {} | {} |\n",
         fixed(ri.mean, 4),
         fixed(ri.median, 4),
         fixed(ri.min, 4),
         fixed(ri.max, 4)
     ));
     md.push_str(&format!(
-        "| Privacy score | {} | {} | {} | {} |\n\n",
+        "| Privacy score{label} | {} | {} | {} | {} |\n\n",
         fixed(ps.mean, 1),
         fixed(ps.median, 1),
         fixed(ps.min, 0),

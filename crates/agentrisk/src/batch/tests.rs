@@ -604,3 +604,82 @@ fn channel_level_sums_saturate() {
     assert_eq!(log, LevelProfile::from_counts([u64::MAX, 2, 0, 0]));
     assert_eq!(log.total(), u64::MAX);
 }
+
+#[test]
+fn as_reviewed_counts_reviewed_runs_with_their_reviewed_numbers_and_says_so() {
+    use crate::review::{ReviewedNumbers, SignOffStatus};
+    let reports = sample_reports();
+    let mut runs = sample_runs(&reports);
+    // r1 (RI 0.6, blocked, 2 leaked) reviewed: both its L4 secrets false
+    // positives leave one L2 secret, RI 0.2, score 80, not blocked. r3 (RI
+    // 0.25, 1 leaked) reviewed with nothing decided: as detected.
+    runs[0].reviewed = Some(ReviewedNumbers {
+        risk_index: 0.2,
+        privacy_score: 80,
+        verdict: Verdict::ConditionalPass,
+        blocked: false,
+        leaked_secrets: 1,
+        false_positives: 1,
+        accepted: 0,
+        expired: 0,
+        decided: 1,
+        secret_groups: 2,
+        status: Some(SignOffStatus::Approved),
+    });
+    runs[2].reviewed = Some(ReviewedNumbers {
+        risk_index: 0.25,
+        privacy_score: 75,
+        verdict: Verdict::ConditionalPass,
+        blocked: false,
+        leaked_secrets: 1,
+        false_positives: 0,
+        accepted: 0,
+        expired: 0,
+        decided: 0,
+        secret_groups: 1,
+        status: None,
+    });
+    let method = IntervalMethod::default();
+    let detected = summarize_as(&runs, &[], method, None, Reading::AsDetected);
+    assert_eq!(detected, summarize(&runs, &[], method, None));
+    let s = summarize_as(&runs, &[], method, Some(GroupBy::Agent), Reading::AsReviewed);
+    assert_eq!(s.reading, Reading::AsReviewed);
+    assert!(s.groups.values().all(|g| g.reading == Reading::AsReviewed));
+    // Leaked: r1 (1 left), r3, r4 → 3/5; blocked: none → 0/5.
+    assert_eq!(counts(&s.leak_rate), (3, 5));
+    assert_eq!(counts(&s.block_rate), (0, 5));
+    // RI 0.2, 0, 0.25, 0.1, 0 → mean 0.11; the detected mean is 0.19.
+    assert!(close(s.risk_index.mean, 0.11) && close(detected.risk_index.mean, 0.19));
+    let conditional = s.verdicts.iter().find(|v| v.verdict == Verdict::ConditionalPass).map(|v| v.count);
+    assert_eq!(conditional, Some(2), "r1 and r3 (scores 80 and 75) as reviewed");
+    // The progress is the same in both readings.
+    assert_eq!(s.reviewed, detected.reviewed);
+    let progress = s.reviewed.as_ref().map(|r| r.progress(s.runs)).unwrap_or_default();
+    assert_eq!(
+        progress,
+        "2 of 5 runs reviewed (1 approved, 0 changes needed, 0 in review, 1 not signed off); 1 of 3 leaked secrets decided"
+    );
+    // Per-channel and per-level rates stay as detected, and every row says which.
+    assert_eq!(s.channel_leak_rates, detected.channel_leak_rates);
+    assert_eq!(s.level_leak_rates, detected.level_leak_rates);
+    let rows = table::rate_rows(&s);
+    let metrics: Vec<&str> = rows.iter().filter(|r| r.group == table::ALL_RUNS).map(|r| r.metric.as_str()).collect();
+    assert_eq!(&metrics[..3], ["Leak rate (as reviewed)", "Block rate (as reviewed)", "Verdict Pass (as reviewed)"]);
+    assert!(metrics.contains(&"Leak rate on final_output (as detected)"));
+    assert!(metrics.contains(&"Leak rate at L4 (critical) (as detected)"));
+    assert!(rows.iter().all(|r| r.metric.ends_with("(as reviewed)") || r.metric.ends_with("(as detected)")));
+    assert_eq!(rows[0].note, "2 of 5 runs reviewed");
+    // As detected, with reviewed runs, both leak and block rates are there, labelled.
+    let rows = table::rate_rows(&detected);
+    let metrics: Vec<&str> = rows.iter().take(4).map(|r| r.metric.as_str()).collect();
+    assert_eq!(
+        metrics,
+        ["Leak rate (as detected)", "Leak rate (as reviewed)", "Block rate (as detected)", "Block rate (as reviewed)"]
+    );
+    let md = table::markdown_batch(&s, &method);
+    assert!(md.contains("Rates as reviewed: each reviewed run counts with its reviewed numbers"), "{md}");
+    assert!(md.contains(&format!("Review: {progress}.")), "{md}");
+    assert!(md.contains("| Risk Index (as reviewed) | 0.1100 |"), "{md}");
+    assert!(md.contains("| Leak rate (as reviewed) | 3 | 5 |"), "{md}");
+    assert!(!table::markdown_batch(&detected, &method).contains("as reviewed: each"));
+}
