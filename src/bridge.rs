@@ -8,7 +8,7 @@
 //! every other file it holds is sent to the new worker again (with the
 //! current what-if settings), and files already shown keep their results.
 
-use crate::protocol::{join_result, FromWorker, PackRequest, ResultPart, ToWorker};
+use crate::protocol::{join_result, FromWorker, PackRequest, ResultPart, ReviewEdit, ToWorker};
 use agentrisk::workspace::{size_refusal, FileResult};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,6 +93,10 @@ struct Inner {
     canaries: Option<JsValue>,
     /// The publication being opened, for a replacement worker.
     publication: Option<JsValue>,
+    /// The review in force and its date, as the worker last told them, for
+    /// a replacement worker (review files are not sent again: their
+    /// decisions are in it).
+    review: Option<JsValue>,
     /// Counts the workers started; a dead worker's late events (its error
     /// after its panic message) carry an old number and are ignored.
     generation: u32,
@@ -126,6 +130,7 @@ impl Bridge {
             settings: String::new(),
             canaries: None,
             publication: None,
+            review: None,
             generation: 0,
             stopped: None,
             retired: Vec::new(),
@@ -203,6 +208,12 @@ impl Bridge {
         inner.post(message);
     }
 
+    /// Sends an edit of the review in force (answered with `Reviewed` or
+    /// `ReviewRefused`).
+    pub fn review(&self, edit: &ReviewEdit) {
+        self.inner.borrow_mut().post(edit.to_message().to_js());
+    }
+
     /// Asks the worker for a review pack of everything it holds
     /// (answered by `Packed` or `PackFailed`).
     pub fn save_pack(&self, request: PackRequest, wasm: Vec<u8>) {
@@ -275,6 +286,10 @@ fn received(inner: &Rc<RefCell<Inner>>, mut message: FromWorker) {
                     join_result(result, parts);
                 }
             }
+            FromWorker::Reviewed { review: Some(review), today: Some(today), .. } => {
+                let restore = ReviewEdit::Restore { review: review.clone(), today: *today };
+                state.review = Some(restore.to_message().to_js());
+            }
             // Imported settings the worker applies: a replacement worker gets them too.
             FromWorker::SettingsRead { what_if } => state.settings = what_if.to_settings_yaml(),
             FromWorker::Crashed { id, message } => {
@@ -328,6 +343,9 @@ fn crashed(inner: &Rc<RefCell<Inner>>, id: Option<u32>, message: String) {
                     }
                     if let Some(publication) = state.publication.clone() {
                         state.queue.push(publication);
+                    }
+                    if let Some(review) = state.review.clone() {
+                        state.queue.push(review);
                     }
                     let resend: Vec<JsValue> = state.sent.iter().map(|(id, sent)| file_message(*id, sent)).collect();
                     let ids: Vec<u32> = state.sent.keys().copied().collect();

@@ -10,7 +10,7 @@
 //! from the trace, and a URL ends up in histories and shared links.
 
 use crate::state::{BatchSettings, FindingFilters, Tab, ViewState};
-use agentrisk::batch::GroupBy;
+use agentrisk::batch::{GroupBy, Reading};
 use agentrisk::config::Builtin;
 use agentrisk::config::{DetectorToggles, WhatIf, WhatIfVault};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
@@ -42,6 +42,9 @@ pub fn to_hash(view: &ViewState) -> String {
     }
     if b.threshold != d.threshold {
         parts.push(("thr", (b.threshold * 100.0).to_string()));
+    }
+    if b.reading == Reading::AsReviewed {
+        parts.push(("rates", "reviewed".into()));
     }
     let (w, d) = (&view.whatif, WhatIf::reference_defaults());
     if w.weights != d.weights {
@@ -109,6 +112,7 @@ pub fn from_hash(hash: &str) -> ViewState {
                 }
             }
             "cc" => view.batch.continuity_correction = value == "1",
+            "rates" if value == "reviewed" => view.batch.reading = Reading::AsReviewed,
             "group" => view.batch.group_by = GroupBy::from_name(&value),
             "thr" => {
                 if let Some(t) = value.parse::<f64>().ok().filter(|t| (0.0..=100.0).contains(t)) {
@@ -192,6 +196,7 @@ mod tests {
                 continuity_correction: true,
                 group_by: Some(GroupBy::Agent),
                 threshold: 0.25,
+                reading: Reading::AsReviewed,
             },
             whatif: WhatIf {
                 weights: [1, 3, 9, 27],

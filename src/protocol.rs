@@ -14,8 +14,9 @@
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Finding, LeakPath};
 use agentrisk::publish::FileCheck;
+use agentrisk::review::{ChannelScope, Date, Decision, Review, SignOff, UnmatchedDecision};
 use agentrisk::util::json_len;
-use agentrisk::workspace::{CanariesUsed, EventRow, FileResult, Stage};
+use agentrisk::workspace::{CanariesUsed, EventRow, FileResult, ReviewedFile, Stage};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
@@ -60,6 +61,20 @@ pub enum FromWorker {
     Packed { html: String },
     /// Why no review pack could be written.
     PackFailed { message: String },
+    /// The review in force changed, or what it matches: the review itself
+    /// (`None`: unchanged), the date its acceptances are judged at (`None`:
+    /// unchanged), the reviewed numbers of the held runs it changed (each
+    /// file's list empty without a review), and the decisions that match no
+    /// held run.
+    Reviewed {
+        review: Option<Review>,
+        today: Option<Date>,
+        files: Vec<ReviewedFile>,
+        unmatched: Vec<UnmatchedDecision>,
+    },
+    /// A review edit the core refused (naming the field and the problem);
+    /// the review in force stays.
+    ReviewRefused { message: String },
     /// The worker panicked, while working on file `id` if it knows; it
     /// cannot be trusted after that and is replaced.
     Crashed { id: Option<u32>, message: String },
@@ -246,12 +261,42 @@ pub enum ToWorker {
     /// The files that come next are a publication's: check each one, when
     /// first analysed, against this manifest (its JSON text).
     Publication { manifest: String },
+    /// Change the review in force: a [`ReviewEdit`] as JSON text. The
+    /// worker reads it with the same JSON code that reads its answers, so
+    /// the review types need no second decoder (for JS objects) in the wasm.
+    Review { edit: String },
     /// Write what is loaded as a single-file review pack.
     SavePack {
         request: PackRequest,
         #[serde(with = "serde_bytes")]
         wasm: Vec<u8>,
     },
+}
+
+/// A change of the review in force, applied by the worker with the core's
+/// rules (`Review::set_decision`, `clear_decision`, `add_sign_off`) and
+/// answered with [`FromWorker::Reviewed`] or [`FromWorker::ReviewRefused`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewEdit {
+    /// Sets a decision (replacing the one for the same secret and channel).
+    Decide(Decision),
+    /// Removes the decision for a secret of a run on `channel`.
+    Clear { run_id: String, data_type: String, value: String, channel: ChannelScope },
+    /// Adds a sign-off entry: the run's status from now on.
+    SignOff(SignOff),
+    /// The date acceptances are judged at (the page's "today").
+    Today(Date),
+    /// The whole review and its date, for a worker that replaces a crashed one.
+    Restore { review: Review, today: Date },
+}
+
+impl ReviewEdit {
+    /// The message that sends it.
+    pub fn to_message(&self) -> ToWorker {
+        // Plain data (strings, dates, enums) always serialises.
+        ToWorker::Review { edit: serde_json::to_string(self).unwrap_or_default() }
+    }
 }
 
 /// What a review pack is made of, besides the files the worker holds.

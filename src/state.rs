@@ -2,11 +2,13 @@
 //! selected run. One `Reducible` with an [`Action`] enum; components read it
 //! through props and change it only by dispatching actions.
 
-use agentrisk::batch::{GroupBy, RunFacts, RunResult};
+use agentrisk::batch::{GroupBy, Reading, RunFacts, RunResult};
 use agentrisk::config::WhatIf;
 use agentrisk::model::Report;
 use agentrisk::publish::FileCheck;
-use agentrisk::workspace::{AnalyzedTrace, BatchOnly, CanariesUsed, FileResult, LoadedReport};
+use agentrisk::review::{Date, Review, RunReview, RunSecrets, SignOffStatus, UnmatchedDecision};
+use agentrisk::workspace::{AnalyzedTrace, BatchOnly, CanariesUsed, FileResult, LoadedReport, ReviewedFile};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -59,6 +61,14 @@ impl Run {
         match self {
             Run::Report(loaded) => &loaded.facts,
             Run::Trace(trace) => &trace.facts,
+        }
+    }
+
+    /// The run's leaked secrets as a review names them (its decision controls).
+    pub fn secrets(&self) -> &RunSecrets {
+        match self {
+            Run::Report(loaded) => &loaded.secrets,
+            Run::Trace(trace) => &trace.secrets,
         }
     }
 
@@ -125,11 +135,20 @@ pub struct BatchSettings {
     pub group_by: Option<GroupBy>,
     /// Where the forest plot draws its reference line, as a share (0 to 1).
     pub threshold: f64,
+    /// The rates as detected, or as reviewed (each reviewed run with its
+    /// reviewed numbers).
+    pub reading: Reading,
 }
 
 impl Default for BatchSettings {
     fn default() -> BatchSettings {
-        BatchSettings { confidence: 0.95, continuity_correction: false, group_by: None, threshold: 0.1 }
+        BatchSettings {
+            confidence: 0.95,
+            continuity_correction: false,
+            group_by: None,
+            threshold: 0.1,
+            reading: Reading::AsDetected,
+        }
     }
 }
 
@@ -173,6 +192,19 @@ pub struct State {
     /// "Save as one file": `Some(None)` while it is being written,
     /// `Some(Some(why))` when it could not be.
     pub saving: Option<Option<String>>,
+    /// The review in force, as the worker last told it (empty: none). Held
+    /// in this tab only, never stored.
+    pub review: Rc<Review>,
+    /// Each loaded run's reviewed numbers under it, by file id.
+    pub reviews: BTreeMap<u32, Rc<RunReview>>,
+    /// The date acceptances are judged at (the worker's, once told).
+    pub review_date: Option<Date>,
+    /// The reviewer's name, typed once per visit (never stored).
+    pub reviewer: String,
+    /// The review's decisions that match no loaded run, with why.
+    pub unmatched: Rc<Vec<UnmatchedDecision>>,
+    /// Why the last review edit was refused, if it was.
+    pub review_problem: Option<String>,
 }
 
 /// A publication as opened: what its manifest says, and how checking its
@@ -244,6 +276,12 @@ impl Default for State {
             canaries_problem: None,
             publication: None,
             saving: None,
+            review: Rc::default(),
+            reviews: BTreeMap::new(),
+            review_date: None,
+            reviewer: String::new(),
+            unmatched: Rc::default(),
+            review_problem: None,
         }
     }
 }
@@ -330,6 +368,31 @@ pub enum Action {
     },
     /// "Save as one file" started (`None`) or ended (`Some(problem)`, empty when saved).
     Saving(Option<String>),
+    /// The worker's news of the review (see `FromWorker::Reviewed`).
+    Reviewed {
+        review: Option<Review>,
+        today: Option<Date>,
+        files: Vec<ReviewedFile>,
+        unmatched: Vec<UnmatchedDecision>,
+    },
+    /// A review edit was refused (naming the field and the problem), or an
+    /// edit was sent (`None`).
+    ReviewProblem(Option<String>),
+    /// The reviewer's name, as typed.
+    SetReviewer(String),
+}
+
+/// Where a run's review stands, in the run table's words: `not reviewed`,
+/// `n of m decided`, `in review`, `approved` or `changes needed`.
+pub fn review_status(review: Option<&RunReview>) -> String {
+    let Some(r) = review else { return "not reviewed".to_owned() };
+    match r.sign_off.as_ref().map(|s| s.status) {
+        Some(SignOffStatus::Approved) => "approved".to_owned(),
+        Some(SignOffStatus::ChangesNeeded) => "changes needed".to_owned(),
+        None if r.decided == 0 => "not reviewed".to_owned(),
+        Some(SignOffStatus::InReview) if r.decided == 0 => "in review".to_owned(),
+        _ => format!("{} of {} decided", r.decided, r.secret_groups),
+    }
 }
 
 impl State {
@@ -351,7 +414,11 @@ impl State {
         let mut redteam = Vec::new();
         for entry in &self.files {
             match &entry.status {
-                FileStatus::Loaded(run) => rows.push(BatchRow { file_id: Some(entry.id), facts: run.facts().clone() }),
+                FileStatus::Loaded(run) => {
+                    let mut facts = run.facts().clone();
+                    facts.reviewed = self.reviews.get(&entry.id).map(|r| r.numbers());
+                    rows.push(BatchRow { file_id: Some(entry.id), facts });
+                }
                 FileStatus::Batch(only) => {
                     rows.extend(only.runs.iter().map(|facts| BatchRow { file_id: None, facts: facts.clone() }));
                     redteam.extend(only.redteam.iter().cloned());
@@ -384,8 +451,22 @@ impl Reducible for State {
                     }
                 }
             }
-            Action::Finished { id, result } => {
+            Action::Finished { id, mut result } => {
                 let loaded = matches!(result, FileResult::Report(_) | FileResult::Trace(_) | FileResult::Spans(_));
+                // A run's reviewed numbers live beside it (they change with
+                // each decision); the run itself never changes.
+                let review = match &mut result {
+                    FileResult::Report(loaded) => loaded.review.take(),
+                    FileResult::Trace(trace) => trace.review.take(),
+                    FileResult::Spans(spans) if spans.runs.len() == 1 => {
+                        spans.runs.first_mut().and_then(|run| run.review.take())
+                    }
+                    _ => None,
+                };
+                match review {
+                    Some(review) => next.reviews.insert(id, Rc::new(review)),
+                    None => next.reviews.remove(&id),
+                };
                 let status = match result {
                     FileResult::Spans(mut spans) if spans.runs.len() == 1 => {
                         Some(FileStatus::Loaded(Run::Trace(Rc::new(spans.runs.remove(0)))))
@@ -488,8 +569,27 @@ impl Reducible for State {
             }
             Action::Saving(None) => next.saving = Some(None),
             Action::Saving(Some(problem)) => next.saving = (!problem.is_empty()).then_some(Some(problem)),
+            Action::Reviewed { review, today, files, unmatched } => {
+                if let Some(review) = review {
+                    next.review = Rc::new(review);
+                    next.review_problem = None;
+                }
+                if today.is_some() {
+                    next.review_date = today;
+                }
+                for file in files {
+                    match file.runs.into_iter().next() {
+                        Some(review) => next.reviews.insert(file.id, Rc::new(review)),
+                        None => next.reviews.remove(&file.id),
+                    };
+                }
+                next.unmatched = Rc::new(unmatched);
+            }
+            Action::ReviewProblem(problem) => next.review_problem = problem,
+            Action::SetReviewer(name) => next.reviewer = name,
             Action::CloseRun => next.selected = None,
             Action::Remove(id) => {
+                next.reviews.remove(&id);
                 next.files.retain(|f| f.id != id);
                 if next.selected == Some(id) {
                     next.selected = None;

@@ -3,8 +3,12 @@
 //! file contents happens here, off the page's main thread.
 
 use crate::js_text;
-use crate::protocol::{split_result, FromWorker, PackRequest, Phase, Progress, Source, ToWorker, PROGRESS_FROM_BYTES};
+use crate::protocol::{
+    split_result, FromWorker, PackRequest, Phase, Progress, ReviewEdit, Source, ToWorker, PROGRESS_FROM_BYTES,
+};
+use agentrisk::batch::{detect_kind, FileKind};
 use agentrisk::publish::{self, Manifest, PublishOptions, ViewerAssets};
+use agentrisk::review::{Date, UnmatchedDecision};
 use agentrisk::workspace::{size_refusal, what_if_from_file, CanarySetting, FileId, FileResult, Workspace};
 use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
@@ -63,6 +67,9 @@ thread_local! {
     /// (by name and folder): each is checked once, when first analysed,
     /// with the manifest's settings.
     static PUBLICATION: RefCell<Option<Opening>> = const { RefCell::new(None) };
+    /// The unmatched decisions last told to the page: told again only when
+    /// they change, not after every file of a batch.
+    static UNMATCHED: RefCell<Vec<UnmatchedDecision>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A publication's manifest and its files checked so far (name, folder).
@@ -79,6 +86,9 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
     match message {
         ToWorker::Open { id, name, folder, source } => match read_bytes(scope, id, source).await {
             Ok(bytes) => {
+                // A review file is not held as a file (it becomes the
+                // review in force), but a publication's is checked.
+                let review_bytes = (detect_kind(&bytes) == FileKind::Review).then(|| bytes.clone());
                 let result = observed(scope, id, bytes.len() as u64, |generated_at, progress| {
                     WORKSPACE.with_borrow_mut(|ws| ws.open(id, &name, &folder, bytes, generated_at, progress))
                 });
@@ -88,10 +98,20 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
                     FileResult::CanarySet(used) => Some((**used).clone()),
                     _ => None,
                 };
-                let check = WORKSPACE.with_borrow(|ws| check_published(&name, &folder, ws.held_bytes(id), &result));
+                let check = WORKSPACE.with_borrow(|ws| {
+                    check_published(&name, &folder, ws.held_bytes(id).or(review_bytes.as_deref()), &result)
+                });
+                let review_taken = matches!(result, FileResult::Review(_));
                 post_result(scope, id, result);
                 if let Some(check) = check {
                     post(scope, &check);
+                }
+                // A review file changes every held run's reviewed numbers;
+                // a run may match decisions that matched nothing before.
+                if review_taken {
+                    post(scope, &WORKSPACE.with_borrow(|ws| reviewed(ws, ws.reviewed_files(), true)));
+                } else {
+                    post_unmatched(scope);
                 }
                 if let Some(used) = in_force {
                     post(scope, &FromWorker::Canaries { in_force: Some(used) });
@@ -120,7 +140,17 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
             }
             Err(e) => post(scope, &FromWorker::SettingsUnreadable { message: format!("{name}: {e}") }),
         },
-        ToWorker::Forget { id } => WORKSPACE.with_borrow_mut(|ws| ws.forget(id)),
+        ToWorker::Forget { id } => {
+            WORKSPACE.with_borrow_mut(|ws| ws.forget(id));
+            post_unmatched(scope);
+        }
+        ToWorker::Review { edit } => {
+            let answer = match serde_json::from_str::<ReviewEdit>(&edit) {
+                Ok(edit) => WORKSPACE.with_borrow_mut(|ws| edit_review(ws, edit)),
+                Err(e) => FromWorker::ReviewRefused { message: format!("unreadable review edit: {e}") },
+            };
+            post(scope, &answer);
+        }
         ToWorker::ReadCanaries { name, bytes } => match CanarySetting::from_file(&name, &bytes) {
             Ok(setting) => apply_canaries(scope, Some(setting)),
             Err(e) => post(scope, &FromWorker::CanariesUnreadable { message: format!("{name}: {e}") }),
@@ -129,6 +159,18 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
         ToWorker::Publication { manifest } => {
             // The page read it already; a manifest it could not read sends nothing.
             if let Ok(manifest) = Manifest::from_json(manifest.as_bytes()) {
+                // Its reviewed numbers were judged at the day it was made:
+                // checked at that date, not this tab's today.
+                if let Some(used) = &manifest.review {
+                    let today = used.date;
+                    post(
+                        scope,
+                        &WORKSPACE.with_borrow_mut(|ws| {
+                            ws.set_review_date(Some(today));
+                            reviewed(ws, Vec::new(), false)
+                        }),
+                    );
+                }
                 PUBLICATION.with_borrow_mut(|p| *p = Some((manifest, Vec::new())));
             }
         }
@@ -193,6 +235,67 @@ fn save_pack(request: &PackRequest, wasm: &[u8]) -> Result<String, String> {
     })
 }
 
+/// Applies a review edit with the core's rules and answers every held
+/// run's reviewed numbers (no file is analysed again), or why the edit was
+/// refused.
+fn edit_review(ws: &mut Workspace, edit: ReviewEdit) -> FromWorker {
+    let mut today = ws.review_date().unwrap_or_else(|| {
+        Date::of_timestamp(&String::from(js_sys::Date::new_0().to_iso_string()))
+            .unwrap_or_else(|| Date::from_unix_seconds(0))
+    });
+    let mut review = ws.review().cloned().unwrap_or_default();
+    let applied = match edit {
+        ReviewEdit::Decide(decision) => review.set_decision(decision),
+        ReviewEdit::Clear { run_id, data_type, value, channel } => {
+            review.clear_decision(&run_id, &data_type, &value, channel);
+            Ok(())
+        }
+        ReviewEdit::SignOff(sign_off) => review.add_sign_off(sign_off),
+        ReviewEdit::Today(date) if ws.review().is_none() => {
+            // No review yet: only the date, for the first review to come.
+            ws.set_review_date(Some(date));
+            return reviewed(ws, Vec::new(), false);
+        }
+        ReviewEdit::Today(date) => {
+            today = date;
+            Ok(())
+        }
+        ReviewEdit::Restore { review: restored, today: date } => {
+            (review, today) = (restored, date);
+            Ok(())
+        }
+    };
+    match applied {
+        Ok(()) => {
+            let files = ws.set_review(Some(review), today);
+            reviewed(ws, files, true)
+        }
+        Err(e) => FromWorker::ReviewRefused { message: e.to_string() },
+    }
+}
+
+/// The page's news of the review: `files`' reviewed numbers, the review in
+/// force when `with_review`, its date, and what matches nothing.
+fn reviewed(ws: &Workspace, files: Vec<agentrisk::workspace::ReviewedFile>, with_review: bool) -> FromWorker {
+    let unmatched = ws.unmatched_decisions();
+    UNMATCHED.with_borrow_mut(|told| told.clone_from(&unmatched));
+    FromWorker::Reviewed {
+        review: if with_review { ws.review().cloned() } else { None },
+        today: ws.review_date(),
+        files,
+        unmatched,
+    }
+}
+
+/// Tells the page the decisions that match no held run, when they changed.
+fn post_unmatched(scope: &DedicatedWorkerGlobalScope) {
+    let unmatched = WORKSPACE.with_borrow(Workspace::unmatched_decisions);
+    if UNMATCHED.with_borrow(|told| *told != unmatched) {
+        UNMATCHED.with_borrow_mut(|told| told.clone_from(&unmatched));
+        post(scope, &FromWorker::Reviewed { review: None, today: None, files: Vec::new(), unmatched });
+    }
+}
+
 /// Takes a canary set (`None`: each trace's own) and analyses every kept
 /// trace with it.
 fn apply_canaries(scope: &DedicatedWorkerGlobalScope, setting: Option<CanarySetting>) {
@@ -213,6 +316,7 @@ fn reanalyze(scope: &DedicatedWorkerGlobalScope, ids: Vec<FileId>) {
             post_result(scope, id, result);
         }
     }
+    post_unmatched(scope);
 }
 
 /// Takes new what-if settings (`""`: the reference's defaults) and analyses

@@ -123,6 +123,9 @@ async fn the_run_table_renders_data_attributes_and_error_rows() {
         selected: None,
         on_select: Callback::noop(),
         on_remove: Callback::noop(),
+        reviews: Default::default(),
+        review: Default::default(),
+        unmatched: Default::default(),
     };
     yew::Renderer::<RunTable>::with_root_and_props(root.clone(), props).render();
     tick().await;
@@ -161,9 +164,25 @@ async fn a_trace_run_view_lists_events_and_links_findings_to_them() {
         filters: Default::default(),
         on_filters: Callback::noop(),
         whatif: agentrisk::config::WhatIf::reference_defaults(),
+        review: Default::default(),
+        reviewed: None,
+        reviewer: String::new(),
+        today: None,
+        review_problem: None,
+        on_review: Callback::noop(),
+        on_reviewer: Callback::noop(),
     };
     yew::Renderer::<RunDetail>::with_root_and_props(root.clone(), props).render();
     tick().await;
+    // A decision control per leaked secret (data type and redacted value):
+    // a radio group with a name of its own, labelled, and a Save button.
+    let secrets = root.query_selector_all("#review-secrets tr.secret-row").unwrap();
+    assert_eq!(secrets.length(), 4);
+    let radios = root.query_selector_all("tr.secret-row[data-value='di****es'] input[type=radio]").unwrap();
+    assert_eq!(radios.length(), 3);
+    let labels = root.query_selector_all("tr.secret-row[data-value='di****es'] label").unwrap();
+    let first = labels.get(0).and_then(|l| l.text_content()).unwrap_or_default();
+    assert_eq!(first, "Confirm");
     let rows = root.query_selector_all(".events-table tbody tr.event-row").unwrap();
     assert_eq!(rows.length(), 7);
     let marked = root.query_selector_all("tr.event-row.has-finding").unwrap();

@@ -6,7 +6,7 @@
 use agentrisk::analyser::Analyser;
 use agentrisk::workspace::{FileResult, FINDING_LIMIT};
 use agentrisk_viewer::protocol::{
-    join_result, split_result, FromWorker, PackRequest, ResultPart, Source, ToWorker, PART_BYTES,
+    join_result, split_result, FromWorker, PackRequest, ResultPart, ReviewEdit, Source, ToWorker, PART_BYTES,
 };
 use serde_json::{json, Value};
 use std::path::Path;
@@ -92,6 +92,7 @@ fn tag(message: &ToWorker) -> &'static str {
         ToWorker::ClearCanaries => "clear_canaries",
         ToWorker::Publication { .. } => "publication",
         ToWorker::SavePack { .. } => "save_pack",
+        ToWorker::Review { .. } => "review",
     }
 }
 
@@ -130,6 +131,7 @@ fn every_message_to_the_worker_keeps_its_shape_and_comes_back_whole() {
         ),
         (ToWorker::ClearCanaries, json!("clear_canaries")),
         (ToWorker::Publication { manifest: "{}".into() }, json!({"publication": {"manifest": "{}"}})),
+        (ToWorker::Review { edit: "{}".into() }, json!({"review": {"edit": "{}"}})),
         (
             ToWorker::SavePack { request: request.clone(), wasm: vec![0, 97, 115, 109] },
             json!({"save_pack": {"request": {
@@ -139,7 +141,7 @@ fn every_message_to_the_worker_keeps_its_shape_and_comes_back_whole() {
         ),
     ];
     let tags: std::collections::BTreeSet<&str> = cases.iter().map(|(message, _)| tag(message)).collect();
-    assert_eq!(tags.len(), 8, "one case per variant: {tags:?}");
+    assert_eq!(tags.len(), 9, "one case per variant: {tags:?}");
     for (message, shape) in cases {
         let value = serde_json::to_value(&message).unwrap();
         assert_eq!(value, shape);
@@ -147,4 +149,73 @@ fn every_message_to_the_worker_keeps_its_shape_and_comes_back_whole() {
     }
     let wrong = serde_json::from_value::<ToWorker>(json!({"forget": {"id": -1}})).unwrap_err().to_string();
     assert!(wrong.contains("invalid value: integer `-1`"), "{wrong}");
+}
+
+/// A review edit crosses as JSON text inside its message, and every kind
+/// comes back whole; the worker's answer carries the review, its date and
+/// the reviewed numbers as the page reads them.
+#[test]
+fn review_edits_and_answers_keep_their_shape() {
+    use agentrisk::review::{ChannelScope, Date, Decision, DecisionKind, Review, SignOff, SignOffStatus};
+    use agentrisk::workspace::{ReviewedFile, Workspace};
+    let date = |text: &str| Date::parse(text).unwrap();
+    let decision = Decision {
+        run_id: "run_healthcare_001".into(),
+        data_type: "health_condition".into(),
+        channel: ChannelScope::All,
+        value: "di****es".into(),
+        decision: Some(DecisionKind::FalsePositive),
+        rationale: "a drug leaflet".into(),
+        reviewer: "Dana".into(),
+        decided_at: Some(date("2026-06-01")),
+        expires: None,
+    };
+    let sign_off = SignOff {
+        run_id: "run_healthcare_001".into(),
+        status: SignOffStatus::Approved,
+        reviewer: "Dana".into(),
+        note: "ok".into(),
+        at: "2026-06-01".into(),
+    };
+    let mut review = Review::default();
+    review.set_decision(decision.clone()).unwrap();
+    let edits = [
+        ReviewEdit::Decide(decision.clone()),
+        ReviewEdit::Clear {
+            run_id: "r".into(),
+            data_type: "email".into(),
+            value: "an**rg".into(),
+            channel: ChannelScope::All,
+        },
+        ReviewEdit::SignOff(sign_off),
+        ReviewEdit::Today(date("2030-01-01")),
+        ReviewEdit::Restore { review: review.clone(), today: date("2026-06-01") },
+    ];
+    for edit in edits {
+        let ToWorker::Review { edit: text } = edit.to_message() else { panic!("not a review message") };
+        assert_eq!(serde_json::from_str::<ReviewEdit>(&text).unwrap(), edit, "{text}");
+    }
+    let text = ReviewEdit::Today(date("2030-01-01")).to_message();
+    assert_eq!(serde_json::to_value(text).unwrap(), json!({"review": {"edit": "{\"today\":\"2030-01-01\"}"}}));
+
+    // The answer for a held trace under that review, as the page reads it.
+    let trace =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/traces/healthcare_trace.json")).unwrap();
+    let mut ws = Workspace::new();
+    let _ = ws.open(1, "healthcare_trace.json", "", trace, CLOCK, &|_| {});
+    let files: Vec<ReviewedFile> = ws.set_review(Some(review.clone()), date("2026-06-01"));
+    assert_eq!(files.len(), 1);
+    let answer = FromWorker::Reviewed {
+        review: Some(review),
+        today: Some(date("2026-06-01")),
+        files,
+        unmatched: ws.unmatched_decisions(),
+    };
+    let text = serde_json::to_string(&answer).unwrap();
+    let back: FromWorker = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, answer);
+    let FromWorker::Reviewed { files, unmatched, .. } = back else { panic!("not reviewed") };
+    // Worked in docs/review.md: WSL 11 − 4 over ρ_S 25 − 4 = 0.3333.
+    assert_eq!((files[0].runs[0].risk_index, files[0].runs[0].privacy_score), (0.3333, 67));
+    assert!(unmatched.is_empty());
 }

@@ -137,3 +137,87 @@ fn a_publication_is_checking_until_every_file_is_checked_and_names_what_was_modi
     let state = state.reduce(Action::Published(Rc::new(unreadable)));
     assert_eq!(shown(&state), "unverifiable");
 }
+
+/// A run's reviewed numbers live beside it in the state: taken from its
+/// result, replaced by the worker's answers to each edit, gone with the
+/// file; the batch rows carry them, and the run table's review column says
+/// where the run's review stands.
+#[test]
+fn reviewed_numbers_follow_the_worker_and_the_run_table_says_where_a_review_stands() {
+    use agentrisk::review::{ChannelScope, Date, Decision, DecisionKind, Review, SignOff, SignOffStatus};
+    use agentrisk::workspace::Workspace;
+    use agentrisk_viewer::state::review_status;
+    let date = |text: &str| Date::parse(text).unwrap();
+    let decide = |value: &str, data_type: &str, kind, expires: Option<&str>| Decision {
+        run_id: "run_healthcare_001".into(),
+        data_type: data_type.into(),
+        channel: ChannelScope::All,
+        value: value.into(),
+        decision: Some(kind),
+        rationale: "why".into(),
+        reviewer: "Dana".into(),
+        decided_at: Some(date("2026-06-01")),
+        expires: expires.map(date),
+    };
+    let mut review = Review::default();
+    review.set_decision(decide("di****es", "health_condition", DecisionKind::FalsePositive, None)).unwrap();
+    review
+        .set_decision(decide("TR********78", "health_identifier", DecisionKind::AcceptedRisk, Some("2030-01-01")))
+        .unwrap();
+    let mut ws = Workspace::new();
+    let today = date("2026-06-01");
+    let _ = ws.set_review(Some(review.clone()), today);
+    let trace = include_bytes!("../www/samples/traces/healthcare_trace.json").to_vec();
+    let result = ws.open(1, "healthcare_trace.json", "", trace, "2026-06-01T10:00:00Z", &|_| {});
+    let state = Rc::new(State::default()).reduce(Action::Queued(vec![Queued {
+        id: 1,
+        name: "healthcare_trace.json".into(),
+        folder: String::new(),
+    }]));
+    let state = state.reduce(Action::Finished { id: 1, result });
+    let reviewed = state.reviews.get(&1).expect("the result's reviewed numbers are kept");
+    assert_eq!((reviewed.risk_index, reviewed.blocked), (0.3333, false));
+    assert_eq!(review_status(Some(reviewed)), "2 of 4 decided");
+    assert_eq!(review_status(None), "not reviewed");
+    let (rows, _) = state.batch_rows();
+    assert_eq!(rows[0].facts.reviewed.as_ref().map(|r| r.privacy_score), Some(67));
+
+    // The worker's answer to a sign-off: the review and numbers it sends.
+    review
+        .add_sign_off(SignOff {
+            run_id: "run_healthcare_001".into(),
+            status: SignOffStatus::Approved,
+            reviewer: "Dana".into(),
+            note: String::new(),
+            at: "2026-06-01".into(),
+        })
+        .unwrap();
+    let files = ws.set_review(Some(review.clone()), date("2030-01-01"));
+    let state =
+        state.reduce(Action::ReviewProblem(Some("a false_positive decision changes the numbers: say why".into())));
+    let state = state.reduce(Action::Reviewed {
+        review: Some(review.clone()),
+        today: Some(date("2030-01-01")),
+        files,
+        unmatched: Vec::new(),
+    });
+    assert_eq!(
+        (&*state.review, state.review_date, state.review_problem.clone()),
+        (&review, Some(date("2030-01-01")), None)
+    );
+    let reviewed = &state.reviews[&1];
+    assert_eq!(review_status(Some(reviewed)), "approved");
+    // On the day the acceptance ends it blocks again, and is named.
+    assert!(reviewed.blocked && reviewed.expired.len() == 1);
+    // News of unmatched decisions only changes nothing else.
+    let unmatched = review.unmatched(&[]);
+    let state = state.reduce(Action::Reviewed { review: None, today: None, files: Vec::new(), unmatched });
+    assert_eq!((state.unmatched.len(), state.reviews.len(), &*state.review), (2, 1, &review));
+    // A file whose list is empty (no review) loses its numbers; so does a removed file.
+    let none = ws.set_review(None, today);
+    let again =
+        state.clone().reduce(Action::Reviewed { review: None, today: None, files: none, unmatched: Vec::new() });
+    assert!(again.reviews.is_empty());
+    let state = state.reduce(Action::SetReviewer("Dana".into())).reduce(Action::Remove(1));
+    assert!(state.reviews.is_empty() && state.reviewer == "Dana");
+}

@@ -11,10 +11,9 @@ use crate::components::verdict_class;
 use crate::state::{BatchRow, BatchSettings};
 use agentrisk::batch::table::{
     format_ri, interval_text, markdown_batch, percent, rate_cells, rate_header, rate_rows, run_cells, to_csv,
-    RUN_HEADER,
 };
 use agentrisk::batch::{
-    channel_level_leaks, group_key, summarize, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard,
+    channel_level_leaks, group_key, summarize_as, BatchSummary, GroupBy, Reading, RunFacts, RunResult, Scorecard,
 };
 use agentrisk::config::WhatIf;
 use agentrisk::stats::IntervalMethod;
@@ -151,7 +150,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
         let (rows, redteam) = (props.rows.clone(), props.redteam.clone());
         use_memo((rows, redteam, settings), move |(rows, redteam, settings)| {
             let facts: Vec<RunFacts> = rows.iter().map(|r| r.facts.clone()).collect();
-            summarize(&facts, redteam, method, settings.group_by)
+            summarize_as(&facts, redteam, method, settings.group_by, settings.reading)
         })
     };
     let focus = use_state(|| None::<String>);
@@ -170,7 +169,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
     let rates = rate_rows(&summary);
     let header = rate_header(&method);
     let rate_csv = to_csv(&header, rates.iter().map(rate_cells));
-    let run_csv = runs_csv(&table_rows, settings.group_by);
+    let run_csv = runs_csv(&table_rows, settings.group_by, settings.reading);
     let scorecard = {
         let rows = props.rows.clone();
         let redteam = props.redteam.clone();
@@ -195,6 +194,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
                         if !props.redteam.is_empty() { <span class="kind">{ format!(" + {} red-team results", props.redteam.len()) }</span> }
                     </h2>
                     <p class="muted method" data-method={method.describe()}>{ format!("Every rate is k of n runs with its {}.", method.describe()) }</p>
+
                 </div>
                 <div class="actions">
                     <button type="button" class="button" id="export-scorecard" onclick={scorecard}>{ "Scorecard JSON" }</button>
@@ -204,7 +204,13 @@ pub fn batch_view(props: &BatchProps) -> Html {
                     <button type="button" class="button" id="print-batch" onclick={Callback::from(|_: MouseEvent| print_page("batch"))}>{ "Print batch" }</button>
                 </div>
             </header>
-            <Controls settings={settings} on_settings={props.on_settings.clone()} />
+            if let Some(r) = &summary.reviewed {
+                <p id="review-progress" data-reviewed={r.runs_reviewed.to_string()} data-decided={r.decided.to_string()}>{ format!("Review: {}.", r.progress(summary.runs)) }</p>
+            }
+            if summary.reading == Reading::AsReviewed {
+                <p class="muted" id="reading-note">{ "Rates as reviewed: each reviewed run counts with its reviewed numbers, the others as detected; per-channel and per-level figures, the charts and the run table stay as detected." }</p>
+            }
+            <Controls settings={settings} on_settings={props.on_settings.clone()} reviewed={summary.reviewed.is_some()} />
             if settings.group_by.is_some() && !summary.groups.is_empty() {
                 { focus_picker(&summary, &focus) }
             }
@@ -220,7 +226,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
             { channel_run_heatmap(&focus_rows, &props.on_open) }
             { channel_level_heatmap(&focus_rows) }
             { forest(shown, settings.threshold) }
-            { run_table(&table_rows, settings.group_by, &sort, &props.on_remove) }
+            { run_table(&table_rows, settings.group_by, settings.reading, &sort, &props.on_remove) }
         </section>
     }
 }
@@ -261,6 +267,8 @@ fn focus_picker(summary: &BatchSummary, focus: &UseStateHandle<Option<String>>) 
 struct ControlsProps {
     settings: BatchSettings,
     on_settings: Callback<BatchSettings>,
+    /// Some run has reviewed numbers (else the rates have one reading).
+    reviewed: bool,
 }
 
 /// Confidence level, continuity correction, grouping and the forest plot's
@@ -311,6 +319,14 @@ fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
+    let reading = |value: Reading| {
+        let emit = props.on_settings.clone();
+        html! {
+            <label><input type="radio" name="reading" id={format!("reading-{}", value.label().replace(' ', "-"))}
+                checked={settings.reading == value} disabled={!props.reviewed}
+                onchange={Callback::from(move |_: Event| emit.emit(BatchSettings { reading: value, ..settings }))} />{ value.label() }</label>
+        }
+    };
     let group_value = settings.group_by.map_or("", GroupBy::as_str);
     html! {
         <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
@@ -326,6 +342,7 @@ fn controls(props: &ControlsProps) -> Html {
                     <option value="folder" selected={group_value == "folder"}>{ "folder" }</option>
                 </select>
             </label>
+            <fieldset class="reading"><legend>{ "Rates" }</legend>{ reading(Reading::AsDetected) }{ reading(Reading::AsReviewed) }</fieldset>
             <label>{ "Forest plot threshold (%) " }
                 <input id="threshold" type="number" min="0" max="100" step="1" value={format!("{}", settings.threshold * 100.0)} onchange={on_threshold} />
             </label>
@@ -334,10 +351,18 @@ fn controls(props: &ControlsProps) -> Html {
     }
 }
 
+/// " (as reviewed)" after what a review changes, when the rates are read so.
+fn reading_label(reading: Reading) -> &'static str {
+    match reading {
+        Reading::AsReviewed => " (as reviewed)",
+        Reading::AsDetected => "",
+    }
+}
+
 fn verdict_table(s: &BatchSummary, method: &IntervalMethod) -> Html {
     html! {
         <table class="verdict-table" aria-label="Verdicts">
-            <caption>{ "Verdicts" }</caption>
+            <caption>{ "Verdicts" }{ reading_label(s.reading) }</caption>
             <thead><tr>
                 <th scope="col">{ "Verdict" }</th><th scope="col" class="num">{ "Runs" }</th>
                 <th scope="col" class="num">{ "Share" }</th><th scope="col">{ format!("{}% interval", method.confidence_label()) }</th>
@@ -360,7 +385,7 @@ fn stats_table(s: &BatchSummary) -> Html {
     let fixed = |v: Option<f64>, dp: usize| v.map_or_else(|| "—".to_owned(), |v| format!("{v:.dp$}"));
     html! {
         <table class="stats-table" aria-label="Risk Index and privacy score">
-            <caption>{ "Risk Index and privacy score" }</caption>
+            <caption>{ "Risk Index and privacy score" }{ reading_label(s.reading) }</caption>
             <thead><tr><th scope="col">{ "" }</th><th scope="col" class="num">{ "Mean" }</th><th scope="col" class="num">{ "Median" }</th>
                 <th scope="col" class="num">{ "Min" }</th><th scope="col" class="num">{ "Max" }</th></tr></thead>
             <tbody>
@@ -576,10 +601,15 @@ fn sorted_rows<'a>(rows: &[&'a BatchRow], sort: Sort, group_by: Option<GroupBy>)
     keyed.into_iter().map(|(_, r)| r).collect()
 }
 
-fn runs_csv(rows: &[&BatchRow], group_by: Option<GroupBy>) -> String {
+fn runs_csv(rows: &[&BatchRow], group_by: Option<GroupBy>, reading: Reading) -> String {
     let channels = disclosure_channels();
     let mut header: Vec<String> = group_by.map(|_| "Group".to_owned()).into_iter().collect();
-    header.extend(RUN_HEADER.iter().map(|h| h.to_string()));
+    // The run table is always as detected: said so when the rates are not.
+    let detected = if reading == Reading::AsReviewed { " (as detected)" } else { "" };
+    header.extend(RunColumn::ALL.iter().map(|c| match c.is_identifier() {
+        true => c.title().to_owned(),
+        false => format!("{}{detected}", c.title()),
+    }));
     header.extend(channels.iter().map(|c| format!("RI {}", c.as_str())));
     let body = rows.iter().map(|r| {
         let mut cells: Vec<String> = group_by.map(|by| group_key(&r.facts, by)).into_iter().collect();
@@ -593,6 +623,7 @@ fn runs_csv(rows: &[&BatchRow], group_by: Option<GroupBy>) -> String {
 fn run_table(
     rows: &[&BatchRow],
     group_by: Option<GroupBy>,
+    reading: Reading,
     sort: &UseStateHandle<Sort>,
     on_remove: &Callback<u32>,
 ) -> Html {
@@ -621,7 +652,7 @@ fn run_table(
     };
     html! {
         <section class="chart-block" aria-labelledby="batch-runs-title">
-            <h3 id="batch-runs-title">{ "Runs of the batch" }</h3>
+            <h3 id="batch-runs-title">{ "Runs of the batch" }{ if reading == Reading::AsReviewed { " (as detected)" } else { "" } }</h3>
             if rows.len() > RUN_ROWS_SHOWN {
                 <p class="muted">{ format!("The first {RUN_ROWS_SHOWN} of {} runs are listed; Runs CSV has all of them.", rows.len()) }</p>
             }
@@ -654,6 +685,7 @@ fn run_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentrisk::batch::table::RUN_HEADER;
 
     #[test]
     fn the_run_table_columns_are_the_cores_in_its_order() {

@@ -15,6 +15,7 @@ pub mod ident;
 pub mod pager;
 pub mod provenance;
 pub mod remediation;
+pub mod review;
 pub mod run_detail;
 pub mod run_table;
 pub mod scoring;

@@ -8,12 +8,15 @@ use crate::components::flow::FlowView;
 use crate::components::ident::ident;
 use crate::components::pager::Reveal;
 use crate::components::remediation::WhatToDo;
+use crate::components::review::ReviewPanel;
 use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
+use crate::protocol::ReviewEdit;
 use crate::state::{FindingFilters, Run};
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Level, Report};
 use agentrisk::report::{markdown_run, plain_summary};
+use agentrisk::review::{Date, Review, RunReview};
 use agentrisk::workspace::BlockReason;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -28,6 +31,15 @@ pub struct RunDetailProps {
     pub on_filters: Callback<FindingFilters>,
     /// The what-if settings in force, recorded in exports.
     pub whatif: WhatIf,
+    /// The review in force, the run's reviewed numbers under it, and the
+    /// review's reviewer, date and last refusal (see `review::ReviewPanel`).
+    pub review: Rc<Review>,
+    pub reviewed: Option<Rc<RunReview>>,
+    pub reviewer: String,
+    pub today: Option<Date>,
+    pub review_problem: Option<String>,
+    pub on_review: Callback<ReviewEdit>,
+    pub on_reviewer: Callback<String>,
 }
 
 /// One run: headline numbers and gate, the consistency check (reports), the
@@ -79,6 +91,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
     // Written when asked for: it lists every finding.
     let save_markdown = {
         let (run, file_name, whatif) = (props.run.clone(), props.file_name.clone(), props.whatif.clone());
+        let reviewed = props.reviewed.clone();
         Callback::from(move |_: MouseEvent| {
             let scored = match &run {
                 Run::Trace(_) => settings_line(&whatif),
@@ -87,7 +100,8 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 }
                 Run::Report(_) => "Numbers as stored in the AgentLeak report.".to_owned(),
             };
-            let markdown = format!("{}\n{scored}\n", markdown_run(run.report(), &file_name));
+            let review = reviewed.as_ref().map(|r| format!("\n{}", r.markdown(run.report()))).unwrap_or_default();
+            let markdown = format!("{}\n{scored}\n{review}", markdown_run(run.report(), &file_name));
             let name = format!("{}-summary.md", file_name.trim_end_matches(".json"));
             download(&name, "text/markdown", &markdown);
         })
@@ -144,6 +158,9 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
             { headline(&props.run) }
             { rescored_note(&props.run) }
             { inconsistent_note(&props.run) }
+            <ReviewPanel run={props.run.clone()} review={props.review.clone()} reviewed={props.reviewed.clone()}
+                reviewer={props.reviewer.clone()} today={props.today} problem={props.review_problem.clone()}
+                detected_gate={gate_reasons(&props.run)} on_edit={props.on_review.clone()} on_reviewer={props.on_reviewer.clone()} />
 
             <div class="two-col">
                 <section aria-labelledby="levels-title">

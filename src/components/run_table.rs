@@ -1,9 +1,13 @@
 use crate::components::download::download;
 use crate::components::ident::ident;
+use crate::components::review::unmatched_list;
 use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
-use crate::state::{FileEntry, FileStatus, Run};
+use crate::state::{review_status, FileEntry, FileStatus, Run};
 use agentrisk::batch::table::to_csv;
+use agentrisk::review::{Review, RunReview, UnmatchedDecision};
+use std::collections::BTreeMap;
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -12,6 +16,11 @@ pub struct RunTableProps {
     pub selected: Option<u32>,
     pub on_select: Callback<u32>,
     pub on_remove: Callback<u32>,
+    /// Each run's reviewed numbers (by file id), the review in force, and
+    /// its decisions that match no loaded run.
+    pub reviews: BTreeMap<u32, Rc<RunReview>>,
+    pub review: Rc<Review>,
+    pub unmatched: Rc<Vec<UnmatchedDecision>>,
 }
 
 /// One row per loaded file: a run with its numbers (a report's stored ones,
@@ -27,8 +36,12 @@ pub struct RunTableProps {
 pub fn run_table(props: &RunTableProps) -> Html {
     let loaded = props.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).count();
     let failed = props.files.iter().filter(|f| matches!(f.status, FileStatus::Failed(_))).count();
-    let csv = runs_csv(&props.files);
+    let csv = runs_csv(&props.files, &props.reviews);
     let save_csv = Callback::from(move |_: MouseEvent| download("agentrisk-run-table.csv", "text/csv", &csv));
+    let review = props.review.clone();
+    // The file the CLI's --review and the next visit read (nothing is stored here).
+    let save_review =
+        Callback::from(move |_: MouseEvent| download("review.json", "application/json", &review.to_json()));
     html! {
         <section class="runs" aria-labelledby="runs-title">
             <header class="detail-head">
@@ -36,20 +49,29 @@ pub fn run_table(props: &RunTableProps) -> Html {
                     { "Runs" }
                     <span class="count">{ format!(" {loaded} loaded") }{ if failed > 0 { format!(", {failed} with errors") } else { String::new() } }</span>
                 </h2>
-                <button type="button" class="button" id="export-run-table" onclick={save_csv}>{ "Runs CSV" }</button>
+                <div class="actions">
+                    if !props.review.is_empty() {
+                        <span class="muted" id="review-in-force">{ format!("Review in force: {} decision{}, {} sign-off{}",
+                            props.review.decisions.len(), if props.review.decisions.len() == 1 { "" } else { "s" },
+                            props.review.runs.len(), if props.review.runs.len() == 1 { "" } else { "s" }) }</span>
+                        <button type="button" class="button" id="export-review" onclick={save_review}>{ "Export review file" }</button>
+                    }
+                    <button type="button" class="button" id="export-run-table" onclick={save_csv}>{ "Runs CSV" }</button>
+                </div>
             </header>
+            { unmatched_list(&props.unmatched) }
             <div class="table-wrap">
                 <table class="run-table">
                     <thead>
                         <tr>
-                            <th scope="col">{ "File" }</th>
-                            <th scope="col">{ "Run id" }</th>
+                            <th scope="col">{ "Run id" }<span class="file">{ "File" }</span></th>
                             <th scope="col">{ "Agent" }</th>
                             <th scope="col" class="num">{ "Risk Index" }</th>
                             <th scope="col" class="num">{ "Privacy score" }</th>
                             <th scope="col">{ "Verdict" }</th>
                             <th scope="col">{ "Gate" }</th>
                             <th scope="col">{ "Check" }</th>
+                            <th scope="col">{ "Review" }</th>
                             <th scope="col" class="remove"><span class="visually-hidden">{ "Remove" }</span></th>
                         </tr>
                     </thead>
@@ -64,10 +86,11 @@ pub fn run_table(props: &RunTableProps) -> Html {
 
 /// The run table as on screen: one row per file, in table order, with the
 /// same columns (an error or pending file says so in the Check column).
-fn runs_csv(files: &[FileEntry]) -> String {
-    let header: Vec<String> = ["File", "Run id", "Agent", "Risk Index", "Privacy score", "Verdict", "Gate", "Check"]
-        .map(String::from)
-        .to_vec();
+fn runs_csv(files: &[FileEntry], reviews: &BTreeMap<u32, Rc<RunReview>>) -> String {
+    let header: Vec<String> =
+        ["File", "Run id", "Agent", "Risk Index", "Privacy score", "Verdict", "Gate", "Check", "Review"]
+            .map(String::from)
+            .to_vec();
     let rows = files.iter().map(|entry| {
         let mut cells = vec![entry.name.clone()];
         match &entry.status {
@@ -89,19 +112,23 @@ fn runs_csv(files: &[FileEntry]) -> String {
                     r.verdict.clone(),
                     if r.blocked { "Blocked" } else { "Not blocked" }.to_owned(),
                     check,
+                    review_status(reviews.get(&entry.id).map(|r| &**r)),
                 ]);
             }
             FileStatus::Batch(only) => {
                 cells.extend(vec![String::new(); 6]);
                 cells.push(format!("{}: {} runs", only.kind, only.runs.len()));
+                cells.push(String::new());
             }
             FileStatus::Failed(message) => {
                 cells.extend(vec![String::new(); 6]);
                 cells.push(format!("not loaded: {message}"));
+                cells.push(String::new());
             }
             FileStatus::Working(_) => {
                 cells.extend(vec![String::new(); 6]);
                 cells.push("loading".to_owned());
+                cells.push(String::new());
             }
         }
         cells
@@ -137,7 +164,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             };
             html! {
                 <tr class="reading-row" data-file={entry.name.clone()}>
-                    <td class="file">{ ident(&entry.name) }</td>
+                    <td class="run-id"><span class="file">{ ident(&entry.name) }</span></td>
                     <td colspan="7" class="muted">{ bar }<span class="status" role="status">{ status }</span></td>
                     { remove }
                 </tr>
@@ -147,7 +174,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             let slug = if only.runs.is_empty() { "redteam" } else { "scorecard" };
             html! {
                 <tr class="batch-row" data-file={entry.name.clone()} data-kind={slug}>
-                    <td class="file">{ ident(&entry.name) }</td>
+                    <td class="run-id"><span class="file">{ ident(&entry.name) }</span></td>
                     <td colspan="7" class="muted">
                         { format!("{}: {} runs and {} red-team results, shown in the Batch tab", only.kind, only.runs.len(), only.redteam.len()) }
                     </td>
@@ -157,7 +184,7 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
         }
         FileStatus::Failed(message) => html! {
             <tr class="error-row" data-file={entry.name.clone()}>
-                <td class="file">{ ident(&entry.name) }</td>
+                <td class="run-id"><span class="file">{ ident(&entry.name) }</span></td>
                 <td colspan="7" class="error-message"><strong>{ "Not loaded: " }</strong>{ shown(message) }</td>
                 { remove }
             </tr>
@@ -226,6 +253,8 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                 }),
                 Run::Trace(_) => None,
             };
+            let reviewed = props.reviews.get(&id);
+            let status = review_status(reviewed.map(|r| &**r));
             html! {
                 <tr class={classes!("run-row", selected.then_some("selected"))}
                     tabindex="0" aria-selected={selected.to_string()} data-file={entry.name.clone()}
@@ -238,15 +267,19 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     data-consistent={consistent.to_string()}
                     data-gate-note={gate_note}
                     data-rescored={rescored.is_some().to_string()}
+                    data-review={status.clone()}
+                    data-reviewed-risk-index={reviewed.map(|r| r.risk_index.to_string())}
+                    data-reviewed-blocked={reviewed.map(|r| r.blocked.to_string())}
                     onclick={on_click} onkeydown={on_key}>
-                    <td class="file">{ ident(&entry.name) }</td>
-                    <td class="mono run-id">{ ident(&r.run_id) }</td>
-                    <td>{ ident(&r.agent_name) }</td>
+                    // The run id above its file: one column as wide as the longer, so neither wraps.
+                    <td class="run-id"><span class="mono">{ ident(&r.run_id) }</span><span class="file">{ ident(&entry.name) }</span></td>
+                    <td class="agent" title={r.agent_name.clone()}>{ shown(&r.agent_name) }</td>
                     <td class="num">{ format_ri(r.risk_index) }</td>
                     <td class="num">{ r.privacy_score }</td>
                     <td><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></td>
                     <td>{ if r.blocked { html!{ <span class="gate blocked">{ "Blocked" }</span> } } else { html!{ <span class="gate open">{ "Not blocked" }</span> } } }</td>
                     <td>{ check }{ rescored }</td>
+                    <td class="review-status" title={reviewed.map(|r| r.summary())}>{ status }</td>
                     { remove }
                 </tr>
             }

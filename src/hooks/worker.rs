@@ -58,6 +58,10 @@ fn route(message: FromWorker, dispatch: &Callback<Action>) {
             Action::Saving(Some(String::new()))
         }
         FromWorker::PackFailed { message } => Action::Saving(Some(format!("Cannot save as one file: {message}"))),
+        FromWorker::Reviewed { review, today, files, unmatched } => {
+            Action::Reviewed { review, today, files, unmatched }
+        }
+        FromWorker::ReviewRefused { message } => Action::ReviewProblem(Some(message)),
         // The bridge handles a crash itself and calls `on_crash`, and puts
         // a result's parts back before its `Done`.
         FromWorker::Crashed { .. } | FromWorker::Part { .. } => return,

@@ -808,7 +808,7 @@ test("dist/ works under a sub-path, opens same-origin files named by #src= after
     const report = JSON.parse(fixture("ex_hr_trace"));
     const [row] = await runRows(page);
     assert.deepEqual([row.runId, Number(row.riskIndex), row.verdict], [report.run_id, report.risk_index, report.verdict]);
-    assert.equal(await page.textContent("tr.run-row td.file"), "../../reports/hr.json");
+    assert.equal(await page.textContent("tr.run-row td.run-id .file"), "../../reports/hr.json");
     assert.ok(requests.every((u) => u.startsWith(host.url)), requests.filter((u) => !u.startsWith(host.url)).join(", "));
 
     // Offline: the service worker has this build's files.

@@ -13,6 +13,7 @@ mod help;
 mod print;
 mod tabs;
 
+use crate::components::review::local_today;
 use crate::components::{
     batch::BatchView, canaries::CanaryPanel, compare::CompareView, provenance::Provenance, run_detail::RunDetail,
     run_table::RunTable, scoring::ScoringPanel,
@@ -25,6 +26,7 @@ use crate::hooks::print::use_print_margins;
 use crate::hooks::publication::{save_as_one_file, use_open_publication};
 use crate::hooks::shortcuts::use_keyboard_shortcuts;
 use crate::hooks::worker::{to_worker, use_worker_bridge, Worker};
+use crate::protocol::ReviewEdit;
 use crate::publication;
 use crate::state::{Action, State, Tab};
 use crate::theme;
@@ -67,7 +69,7 @@ pub fn app() -> Html {
     let published_page = use_memo((), |_| publication::is_publication());
     let batch = {
         let state = state.clone();
-        use_memo(state.files.clone(), move |_| {
+        use_memo((state.files.clone(), state.reviews.clone()), move |_| {
             let (rows, redteam) = state.batch_rows();
             (Rc::new(rows), Rc::new(redteam))
         })
@@ -85,6 +87,17 @@ pub fn app() -> Html {
     let on_pick_canaries =
         to_worker(&worker, |bridge, (name, bytes): (String, Vec<u8>)| bridge.read_canaries(&name, bytes));
     let on_clear_canaries = to_worker(&worker, |bridge, ()| bridge.clear_canaries());
+    let on_review = to_worker(&worker, |bridge, edit: ReviewEdit| bridge.review(&edit));
+    {
+        // Acceptances are judged at the browser's local date until the
+        // reviewer (or a publication) sets another.
+        let on_review = on_review.clone();
+        use_effect_with((), move |_| {
+            if let Some(today) = local_today() {
+                on_review.emit(ReviewEdit::Today(today));
+            }
+        });
+    }
 
     html! {
         <DropZone worker_ready={state.worker_ready} on_add={add.clone()}>
@@ -106,11 +119,15 @@ pub fn app() -> Html {
                         <WhatIfBanner whatif={state.whatif.clone()} {scorecard_runs} on_apply={on_apply.clone()} />
                     }
                     if state.tab == Tab::Runs {
-                        <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} on_remove={on_remove.clone()} />
+                        <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} on_remove={on_remove.clone()}
+                            reviews={state.reviews.clone()} review={state.review.clone()} unmatched={state.unmatched.clone()} />
                         if let Some((entry, run)) = state.selected_run() {
                             // Keyed by file, so a newly shown run starts with no event highlighted.
                             <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} on_close={dispatch.reform(|()| Action::CloseRun)}
-                                whatif={state.whatif.clone()} filters={state.finding_filters.clone()} on_filters={dispatch.reform(Action::SetFindingFilters)} />
+                                whatif={state.whatif.clone()} filters={state.finding_filters.clone()} on_filters={dispatch.reform(Action::SetFindingFilters)}
+                                review={state.review.clone()} reviewed={state.reviews.get(&entry.id).cloned()} reviewer={state.reviewer.clone()}
+                                today={state.review_date} review_problem={state.review_problem.clone()} on_review={on_review.clone()}
+                                on_reviewer={dispatch.reform(Action::SetReviewer)} />
                         }
                     } else if state.tab == Tab::Batch {
                         <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} on_settings={dispatch.reform(Action::SetBatch)}

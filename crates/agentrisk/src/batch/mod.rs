@@ -247,11 +247,11 @@ pub struct ReviewedRates {
 
 impl ReviewedRates {
     /// Review progress in words, of a batch of `runs` runs: "2 of 10 runs
-    /// reviewed (1 approved, 0 changes needed, 1 in review, 0 not signed
-    /// off); 3 of 5 leaked secrets decided".
+    /// under review: 1 approved, 0 changes needed, 1 in review, 0 not
+    /// signed off; 3 of 5 leaked secrets decided".
     pub fn progress(&self, runs: u64) -> String {
         format!(
-            "{} of {runs} runs reviewed ({} approved, {} changes needed, {} in review, {} not signed off); \
+            "{} of {runs} runs under review: {} approved, {} changes needed, {} in review, {} not signed off; \
              {} of {} leaked secrets decided",
             self.runs_reviewed,
             self.approved,

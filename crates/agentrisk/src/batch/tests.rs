@@ -657,7 +657,7 @@ fn as_reviewed_counts_reviewed_runs_with_their_reviewed_numbers_and_says_so() {
     let progress = s.reviewed.as_ref().map(|r| r.progress(s.runs)).unwrap_or_default();
     assert_eq!(
         progress,
-        "2 of 5 runs reviewed (1 approved, 0 changes needed, 0 in review, 1 not signed off); 1 of 3 leaked secrets decided"
+        "2 of 5 runs under review: 1 approved, 0 changes needed, 0 in review, 1 not signed off; 1 of 3 leaked secrets decided"
     );
     // Per-channel and per-level rates stay as detected, and every row says which.
     assert_eq!(s.channel_leak_rates, detected.channel_leak_rates);
