@@ -37,7 +37,7 @@ pub async fn files_of(entries: Vec<FileSystemEntry>) -> Vec<DroppedFile> {
             let directory: FileSystemDirectoryEntry = entry.unchecked_into();
             match children(&directory).await {
                 Ok(mut children) => {
-                    children.sort_by_key(|child| child.name());
+                    agentrisk::util::sort_by_key(&mut children, |child| child.name());
                     pending.extend(children.into_iter().rev().map(|child| (child, true)));
                 }
                 Err(e) => found.push(Err((path, format!("cannot read this folder: {}", js_text(&e))))),

@@ -594,7 +594,7 @@ fn remove_button(row: &BatchRow, on_remove: &Callback<u32>) -> Html {
 fn sorted_rows<'a>(rows: &[&'a BatchRow], sort: Sort, group_by: Option<GroupBy>) -> Vec<&'a BatchRow> {
     let mut keyed: Vec<(String, &BatchRow)> =
         rows.iter().map(|r| (group_by.map(|by| group_key(&r.facts, by)).unwrap_or_default(), *r)).collect();
-    keyed.sort_by(|a, b| {
+    agentrisk::util::sort_by(&mut keyed, |a, b| {
         let by_value = sort.column.compare(&a.1.facts, &b.1.facts);
         a.0.cmp(&b.0).then(if sort.descending { by_value.reverse() } else { by_value })
     });

@@ -51,7 +51,7 @@ pub fn event_list(props: &EventListProps) -> Html {
     let channel = use_state(String::new);
     let page = use_state(|| 0usize);
     let trace = props.trace.as_ref();
-    let channels: std::collections::BTreeSet<&str> = trace.events.iter().map(|e| e.channel.as_str()).collect();
+    let channels = agentrisk::util::btree_set(trace.events.iter().map(|e| e.channel.as_str()));
     let on_channel = {
         let (channel, page) = (channel.clone(), page.clone());
         Callback::from(move |e: Event| {

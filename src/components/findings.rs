@@ -170,7 +170,7 @@ pub fn findings_table(props: &FindingsProps) -> Html {
         Err(_) => (0..all.len()).collect(),
     };
     if let Some((column, descending)) = *sort {
-        rows.sort_by(|&a, &b| {
+        agentrisk::util::sort_by(&mut rows, |&a, &b| {
             let (a, b) = (&all[a], &all[b]);
             let order = column.order(a, b);
             if descending {
@@ -193,7 +193,8 @@ pub fn findings_table(props: &FindingsProps) -> Html {
     let page_of_target = target.and_then(|id| rows.iter().position(|&i| all[i].finding_id == id)).map(page_of);
     use_reveal(props.reveal.clone(), page_of_target, page.clone(), |id| finding_row_id(id));
 
-    let options = |values: BTreeSet<String>| values.into_iter().collect::<Vec<_>>();
+    // Each distinct value once, sorted.
+    let options = |values: Vec<String>| agentrisk::util::btree_set(values).into_iter().collect::<Vec<_>>();
     let channels = options(props.findings.iter().map(|f| f.channel.as_str().to_owned()).collect());
     let levels = options(props.findings.iter().map(|f| f.level.label().to_owned()).collect());
     let types = options(props.findings.iter().map(|f| f.data_type.to_string()).collect());

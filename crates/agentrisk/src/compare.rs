@@ -63,16 +63,11 @@ pub struct RunComparison {
 }
 
 fn secrets(report: &Report) -> BTreeSet<LeakedSecret> {
-    report
-        .findings
-        .iter()
-        .filter(|f| f.channel.is_disclosure())
-        .map(|f| LeakedSecret {
-            data_type: f.data_type.to_string(),
-            redacted_value: f.redacted_value.clone(),
-            channel: f.channel,
-        })
-        .collect()
+    crate::util::btree_set(report.findings.iter().filter(|f| f.channel.is_disclosure()).map(|f| LeakedSecret {
+        data_type: f.data_type.to_string(),
+        redacted_value: f.redacted_value.clone(),
+        channel: f.channel,
+    }))
 }
 
 fn channel_ri(report: &Report, channel: Channel) -> f64 {

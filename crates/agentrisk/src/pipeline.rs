@@ -308,7 +308,7 @@ fn draft_from_trace(
 fn provenance(trace: &Trace, findings: &[Finding]) -> HashMap<String, (String, Vec<String>)> {
     let mut values: Vec<String> =
         findings.iter().map(|f| canonical(&f.matched_value)).filter(|v| !v.is_empty()).collect();
-    values.sort();
+    crate::util::sort(&mut values);
     values.dedup();
     let mut paths: Vec<Vec<String>> = vec![Vec::new(); values.len()];
     // A contiguous NFA, not the DFA the automatic choice takes for few
@@ -400,7 +400,7 @@ pub fn warm_up() -> Vec<String> {
         Ok(Loaded::Trace { report, .. }) => report.findings.iter().map(|f| f.detector.to_string()).collect(),
         _ => Vec::new(),
     };
-    detectors.sort();
+    crate::util::sort(&mut detectors);
     detectors.dedup();
     detectors
 }

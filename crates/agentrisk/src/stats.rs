@@ -310,7 +310,7 @@ impl ValueStats {
     /// the result does not depend on the order they come in.
     pub fn from_values(values: impl IntoIterator<Item = f64>) -> ValueStats {
         let mut sorted: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
-        sorted.sort_by(f64::total_cmp);
+        crate::util::sort_by(&mut sorted, f64::total_cmp);
         let count = sorted.len();
         if count == 0 {
             return ValueStats::default();

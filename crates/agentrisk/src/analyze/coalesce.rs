@@ -150,7 +150,7 @@ fn coalesce_reference(findings: &mut [Finding]) {
         if values.len() < 2 {
             continue;
         }
-        values.sort_by_key(|(c, _)| std::cmp::Reverse(c.chars().count()));
+        crate::util::sort_by_key(&mut values, |(c, _)| std::cmp::Reverse(c.chars().count()));
         let mut parent: Vec<usize> = (0..values.len()).collect();
         for wide in 0..values.len() {
             for narrow in wide + 1..values.len() {

@@ -160,7 +160,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
         }
         let mut ranked: Vec<(usize, String, usize)> =
             by_key.into_iter().map(|(key, (rank, template))| (rank, key, template)).collect();
-        ranked.sort_unstable_by_key(|&(rank, _, _)| rank);
+        crate::util::sort_by_key(&mut ranked, |&(rank, _, _)| rank);
         ranked.into_iter().map(|(_, key, template)| (key, template)).collect()
     };
     // 2. Anchors: keys of 6+ code points seen in clear in some event.
@@ -240,7 +240,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
             })
         })
         .collect();
-    anchors.sort_by_key(|a| std::cmp::Reverse(a.key.chars().count()));
+    crate::util::sort_by_key(&mut anchors, |a| std::cmp::Reverse(a.key.chars().count()));
     if anchors.is_empty() {
         return;
     }

@@ -135,7 +135,7 @@ impl IdentifierTrie {
     /// The trie of `identifiers` (anchor position, identifier).
     pub(super) fn new(identifiers: &[(usize, &str)]) -> IdentifierTrie {
         let mut items: Vec<(&[u8], u32)> = identifiers.iter().map(|&(pos, g)| (g.as_bytes(), pos as u32)).collect();
-        items.sort_unstable();
+        crate::util::sort(&mut items);
         // Inserting sorted strings creates nodes in preorder, and each
         // node's children in byte order.
         let mut parent: Vec<u32> = vec![ROOT];
@@ -438,6 +438,6 @@ pub(super) fn split_copies_in_group(
     };
     search.run();
     let mut found = search.found;
-    found.sort_unstable_by_key(|(anchor, _)| *anchor);
+    crate::util::sort_by_key(&mut found, |(anchor, _)| *anchor);
     found
 }

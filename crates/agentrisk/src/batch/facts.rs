@@ -27,7 +27,7 @@
 
 use super::redteam::{attack_class, RunResult};
 use crate::model::{Channel, Level, LevelProfile, Report};
-use crate::util::json_kind;
+use crate::util::{btree_map, btree_set, json_kind};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -107,19 +107,16 @@ impl RunFacts {
                 finding.level,
             ));
         }
-        let channel_leaks = secrets
-            .into_iter()
-            .map(|(channel, set)| {
-                let mut counts = [0u64; 4];
-                for (_, _, level) in set {
-                    counts[level.index()] += 1;
-                }
-                (channel, LevelProfile::from_counts(counts))
-            })
-            .collect();
+        let channel_leaks = btree_map(secrets.into_iter().map(|(channel, set)| {
+            let mut counts = [0u64; 4];
+            for (_, _, level) in set {
+                counts[level.index()] += 1;
+            }
+            (channel, LevelProfile::from_counts(counts))
+        }));
         let channel_ri = match &report.agentrisk {
-            Some(block) if !block.ri_by_channel.is_empty() => block.ri_by_channel.iter().copied().collect(),
-            _ => report.channel_risks.iter().map(|r| (r.channel, r.ri)).collect(),
+            Some(block) if !block.ri_by_channel.is_empty() => btree_map(block.ri_by_channel.iter().copied()),
+            _ => btree_map(report.channel_risks.iter().map(|r| (r.channel, r.ri))),
         };
         let redteam = match metadata {
             Some(meta) => attack_record(report, meta)?,
@@ -257,17 +254,19 @@ fn attack_record(report: &Report, meta: &Map<String, Value>) -> Result<Option<Ru
     };
     let adversary_level = text("adversary_level")?.or_else(|| known.map(|c| c.adversary_level.clone()));
     let expected_leaks = match meta.get("expected_leaks") {
-        None | Some(Value::Null) => expected.iter().map(|s| (*s).to_owned()).collect(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(MetadataError {
-                    field: "expected_leaks",
-                    problem: format!("must be an array of strings, found {} in it", json_kind(other)),
-                }),
-            })
-            .collect::<Result<_, _>>()?,
+        None | Some(Value::Null) => btree_set(expected.iter().map(|s| (*s).to_owned())),
+        Some(Value::Array(items)) => btree_set(
+            items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    other => Err(MetadataError {
+                        field: "expected_leaks",
+                        problem: format!("must be an array of strings, found {} in it", json_kind(other)),
+                    }),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
         Some(other) => {
             return Err(MetadataError {
                 field: "expected_leaks",
@@ -292,11 +291,10 @@ fn attack_record(report: &Report, meta: &Map<String, Value>) -> Result<Option<Ru
         vertical,
         attack_class_id: class_id,
         attack_family_id,
-        detected_leaks: disclosed().map(|f| f.data_type.to_string()).collect(),
-        detected_on_primary: disclosed()
-            .filter(|f| f.channel.as_str() == primary_channel)
-            .map(|f| f.data_type.to_string())
-            .collect(),
+        detected_leaks: btree_set(disclosed().map(|f| f.data_type.to_string())),
+        detected_on_primary: btree_set(
+            disclosed().filter(|f| f.channel.as_str() == primary_channel).map(|f| f.data_type.to_string()),
+        ),
         primary_channel,
         adversary_level,
         vault_field_count,

@@ -171,7 +171,7 @@ pub(crate) fn load_batch_file(
         FileKind::Spans => {
             for run in analyse_span_bytes(file, bytes, input, &|_| {}, Keep::Trace)? {
                 if let Some(trace) = &run.trace {
-                    let channels: BTreeSet<_> = trace.events.iter().map(|e| e.channel).collect();
+                    let channels: BTreeSet<_> = crate::util::btree_set(trace.events.iter().map(|e| e.channel));
                     out.runs.push(RunFacts::from_report(file, folder, &run.report, Some(channels), None)?);
                     out.secrets.extend(secrets_of.map(|of| of(&run.report, true)));
                 }
@@ -197,7 +197,7 @@ pub(crate) fn load_batch_file(
 pub(crate) fn facts_of_loaded(file: &str, folder: &str, loaded: &Loaded) -> Result<RunFacts, MetadataError> {
     match loaded {
         Loaded::Trace { report, trace, .. } => {
-            let channels: BTreeSet<_> = trace.events.iter().map(|e| e.channel).collect();
+            let channels: BTreeSet<_> = crate::util::btree_set(trace.events.iter().map(|e| e.channel));
             RunFacts::from_report(file, folder, report, Some(channels), trace.metadata.as_ref())
         }
         Loaded::Report { report, .. } => RunFacts::from_report(file, folder, report, None, report.metadata.as_ref()),

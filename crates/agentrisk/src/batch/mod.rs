@@ -321,7 +321,8 @@ pub fn summarize(
         for run in runs {
             members.entry(group_key(run, by)).or_default().push(run);
         }
-        summary.groups = members.into_iter().map(|(key, runs)| (key, summarize_runs(&runs, &method))).collect();
+        summary.groups =
+            crate::util::btree_map(members.into_iter().map(|(key, runs)| (key, summarize_runs(&runs, &method))));
     }
     summary
 }

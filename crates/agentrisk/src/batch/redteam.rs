@@ -155,7 +155,7 @@ pub fn summarize_redteam(results: &[RunResult], method: &IntervalMethod) -> RedT
     for result in results {
         asr.count(result.is_success());
     }
-    let scenarios: BTreeSet<&str> = results.iter().map(|r| r.scenario_id.as_str()).collect();
+    let scenarios: BTreeSet<&str> = crate::util::btree_set(results.iter().map(|r| r.scenario_id.as_str()));
 
     let mut channels = Groups::default();
     for name in CLR_CHANNEL_ORDER {
@@ -236,8 +236,8 @@ impl Groups {
     /// rate, highest first.
     fn sorted(self) -> Vec<(String, Group)> {
         let mut groups: Vec<(String, Group)> = self.groups.into_iter().filter(|(_, g)| g.tally.trials() > 0).collect();
-        groups.sort_by_key(|(_, g)| g.first_seen);
-        groups.sort_by(|(_, a), (_, b)| b.tally.share().total_cmp(&a.tally.share()));
+        crate::util::sort_by_key(&mut groups, |(_, g)| g.first_seen);
+        crate::util::sort_by(&mut groups, |(_, a), (_, b)| b.tally.share().total_cmp(&a.tally.share()));
         groups
     }
 }
@@ -425,13 +425,14 @@ impl Fields<'_> {
     fn string_set(&self, field: &'static str) -> Result<BTreeSet<String>, RedTeamError> {
         let value = self.required(field)?;
         let items = value.as_array().ok_or_else(|| self.wrong(field, "an array of strings", value))?;
-        items
+        let items = items
             .iter()
             .enumerate()
             .map(|(i, item)| {
                 item.as_str().map(str::to_owned).ok_or_else(|| self.wrong(&format!("{field}[{i}]"), "a string", item))
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(crate::util::btree_set(items))
     }
 }
 

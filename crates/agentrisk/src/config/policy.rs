@@ -340,7 +340,7 @@ fn unknown_group(
     if groups == Groups::TypesAndUser {
         known.extend(BUILTIN_TYPE_GROUPS.iter().map(|(n, _)| *n).filter(|n| !user.contains_key(*n)));
     }
-    known.sort_unstable();
+    crate::util::sort(&mut known);
     let choices = if known.is_empty() {
         "no groups are defined (add them under privacy_policy.groups)".to_owned()
     } else {

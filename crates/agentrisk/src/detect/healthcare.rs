@@ -53,7 +53,7 @@ struct Patterns {
 /// A whole-word, case-insensitive dictionary pattern, longest term first.
 fn dictionary(terms: &[String]) -> Regex {
     let mut sorted: Vec<&str> = terms.iter().map(String::as_str).collect();
-    sorted.sort_by_key(|t| std::cmp::Reverse(t.chars().count()));
+    crate::util::sort_by_key(&mut sorted, |t| std::cmp::Reverse(t.chars().count()));
     builtin(&format!(r"(?i)\b(?:{})\b", alternation(sorted)))
 }
 

@@ -186,7 +186,7 @@ fn disagreements() -> &'static [(char, char)] {
         for (ours, theirs) in [(py_word, rust(r"\w")), (SPACE.to_vec(), rust(r"\s")), (py_digit, rust(r"\d"))] {
             out.extend(symmetric_difference(&ours, &theirs));
         }
-        out.sort_unstable();
+        crate::util::sort(&mut out);
         out
     })
 }

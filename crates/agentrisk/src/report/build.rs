@@ -68,7 +68,7 @@ pub fn build_report<E: AsFlowEvent>(
     let levels: Vec<(Channel, Level)> = findings.iter().map(|f| (f.channel, f.level)).collect();
     let risks = channel_risks(&levels, &ri_by_channel);
     let mut detectors: Vec<&str> = findings.iter().map(|f| &*f.detector).collect();
-    detectors.sort_unstable();
+    crate::util::sort(&mut detectors);
     detectors.dedup();
     let detectors: Vec<String> = detectors.into_iter().map(str::to_owned).collect();
     let recommendations = recommendations(&risks, !leaked.is_empty());
@@ -314,7 +314,7 @@ fn remediation_hints(risks: &[ChannelRisk], leaked: &[&Finding]) -> Vec<Remediat
             continue;
         }
         let mut data_types: Vec<&str> = on_channel.iter().map(|f| &*f.data_type).collect();
-        data_types.sort_unstable();
+        crate::util::sort(&mut data_types);
         data_types.dedup();
         let data_types: Vec<String> = data_types.into_iter().map(str::to_owned).collect();
         let top = on_channel.iter().map(|f| f.level).max().unwrap_or(Level::L1);

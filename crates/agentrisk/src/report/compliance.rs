@@ -16,7 +16,7 @@ use crate::model::{
     FrameworkStatus, Integrity, Level, PolicyViolation, Report,
 };
 use crate::tables::{tables, ComplianceControlRow};
-use crate::util::FxMap;
+use crate::util::{btree_set, FxMap};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -90,7 +90,7 @@ struct Leaks<'r> {
 #[allow(clippy::panic)]
 fn group(name: &str) -> BTreeSet<&'static str> {
     match tables().compliance_type_groups.get(name) {
-        Some(items) => items.iter().map(String::as_str).collect(),
+        Some(items) => btree_set(items.iter().map(String::as_str)),
         None => panic!("compliance group {name} missing from the tables"),
     }
 }
@@ -101,7 +101,7 @@ fn both(set: &BTreeSet<&str>, with: &BTreeSet<&str>) -> Vec<String> {
 }
 
 fn union<'s>(a: BTreeSet<&'s str>, b: impl IntoIterator<Item = &'s str>) -> BTreeSet<&'s str> {
-    a.into_iter().chain(b).collect()
+    btree_set(a.into_iter().chain(b))
 }
 
 fn all(set: &BTreeSet<&str>) -> Vec<String> {
@@ -193,7 +193,7 @@ impl<'r> FindingIndex<'r> {
     fn new(findings: &'r [Finding]) -> FindingIndex<'r> {
         let ranked = |key: &dyn Fn(&'r Finding) -> &'r str| {
             let mut distinct: Vec<&str> = findings.iter().map(key).collect();
-            distinct.sort_unstable();
+            crate::util::sort(&mut distinct);
             distinct.dedup();
             let rank: FxMap<&str, u32> = distinct.iter().enumerate().map(|(i, v)| (*v, i as u32)).collect();
             let ranks: Vec<u32> = findings.iter().map(|f| rank[key(f)]).collect();
@@ -288,7 +288,7 @@ fn details(
         return (EvidenceDetails::default(), lists.index_of(Vec::new(), ix));
     }
     let token_set: HashSet<&str> = tokens.iter().map(String::as_str).collect();
-    let rules: BTreeSet<&str> = tokens.iter().filter_map(|t| t.strip_prefix("policy:")).collect();
+    let rules: BTreeSet<&str> = btree_set(tokens.iter().filter_map(|t| t.strip_prefix("policy:")));
     let type_token: Vec<bool> = ix.types.iter().map(|t| token_set.contains(t)).collect();
     let channel_token = Channel::ALL.map(|c| token_set.contains(c.as_str()));
     let level_token = Level::ALL.map(|lv| token_set.contains(lv.label()));
@@ -325,7 +325,7 @@ fn details(
         level_seen[lv] = true;
     }
     let mut channels: Vec<Channel> = Channel::ALL.into_iter().filter(|&c| channel_seen[channel_slot(c)]).collect();
-    channels.sort_by_key(|c| c.as_str());
+    crate::util::sort_by_key(&mut channels, |c| c.as_str());
     let list = lists.index_of(cited, ix);
     let details = EvidenceDetails {
         finding_ids: lists.ids(list),
@@ -361,9 +361,9 @@ pub fn assess_compliance(report: &Report) -> Compliance {
     };
     let index = FindingIndex::new(findings);
     let leaks = Leaks {
-        types: index.types.iter().copied().collect(),
-        channels: index.signatures.iter().map(|&(_, c, _)| Channel::ALL[c].as_str()).collect(),
-        levels: index.signatures.iter().map(|&(_, _, lv)| Level::ALL[lv].get()).collect(),
+        types: btree_set(index.types.iter().copied()),
+        channels: btree_set(index.signatures.iter().map(|&(_, c, _)| Channel::ALL[c].as_str())),
+        levels: btree_set(index.signatures.iter().map(|&(_, _, lv)| Level::ALL[lv].get())),
         risk_index: report.risk_index,
         blocked: report.blocked,
         violations,
@@ -418,7 +418,7 @@ pub fn assess_compliance(report: &Report) -> Compliance {
 
     let mut failed: Vec<&ComplianceFramework> =
         frameworks.iter().filter(|f| f.status == FrameworkStatus::NonCompliant).collect();
-    failed.sort_by_key(|f| std::cmp::Reverse(f.at_risk));
+    crate::util::sort_by_key(&mut failed, |f| std::cmp::Reverse(f.at_risk));
     let controls_at_risk: u64 = frameworks.iter().map(|f| f.at_risk).sum();
     let controls_not_assessed: u64 = frameworks.iter().map(|f| f.not_assessed).sum();
     let summary = ComplianceSummary {
@@ -437,7 +437,7 @@ pub fn assess_compliance(report: &Report) -> Compliance {
             .collect(),
     };
     let mut policy_assertions = checked.to_vec();
-    policy_assertions.sort();
+    crate::util::sort(&mut policy_assertions);
     let assurance = ComplianceAssurance {
         status: if controls_at_risk > 0 { "controls_at_risk" } else { "observed_clear" }.to_owned(),
         evidence_grade: if policy_assertions.is_empty() { "trace_only" } else { "trace_and_policy" }.to_owned(),
@@ -482,7 +482,7 @@ fn evidence_matrix(
     // the bits in order keeps every row sorted.
     let mut by_control: Vec<(usize, usize)> =
         frameworks.iter().enumerate().flat_map(|(f, fw)| (0..fw.controls.len()).map(move |c| (f, c))).collect();
-    by_control.sort_by_key(|&(f, c)| frameworks[f].controls[c].id.as_str());
+    crate::util::sort_by_key(&mut by_control, |&(f, c)| frameworks[f].controls[c].id.as_str());
     let words = by_control.len().div_ceil(64).max(1);
     let mut citing: Vec<u64> = vec![0; ix.ids.len() * words];
     for (position, &(f, c)) in by_control.iter().enumerate() {
@@ -501,7 +501,7 @@ fn evidence_matrix(
                 let positions: Vec<usize> =
                     (0..by_control.len()).filter(|p| bits[p / 64] & (1 << (p % 64)) != 0).collect();
                 let mut ids: Vec<&str> = positions.iter().map(|&p| frameworks[by_control[p].0].id.as_str()).collect();
-                ids.sort_unstable();
+                crate::util::sort(&mut ids);
                 ids.dedup();
                 let controls = positions
                     .iter()

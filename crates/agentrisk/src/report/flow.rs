@@ -262,10 +262,12 @@ fn topology<E: AsFlowEvent>(
         .zip(kinds)
         .map(|(id, kind)| FlowNode { id: (*id).to_owned(), kind: table.kinds[kind].clone(), lane: table.lanes[kind] })
         .collect();
-    nodes.sort_by(|a, b| (a.lane, &a.id).cmp(&(b.lane, &b.id)));
+    crate::util::sort_by(&mut nodes, |a, b| (a.lane, &a.id).cmp(&(b.lane, &b.id)));
     // Stable: equal (level, source, target) keep first appearance, whatever the channel.
     let name = |node: u32| names[node as usize];
-    edges.sort_by(|a, b| (Reverse(a.4), name(a.0), name(a.1)).cmp(&(Reverse(b.4), name(b.0), name(b.1))));
+    crate::util::sort_by(&mut edges, |a, b| {
+        (Reverse(a.4), name(a.0), name(a.1)).cmp(&(Reverse(b.4), name(b.0), name(b.1)))
+    });
     let edges = edges
         .into_iter()
         .map(|(source, target, channel, count, level)| FlowEdge {
@@ -311,7 +313,7 @@ pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: 
             continue;
         }
         // By event position; stable, so equal positions keep finding order.
-        group.sort_by_key(|&i| placements.of_finding[i as usize].0);
+        crate::util::sort_by_key(&mut group, |&i| placements.of_finding[i as usize].0);
         let placed = || group.iter().map(|&i| (&findings[i as usize], placements.of_finding[i as usize]));
         let steps: Vec<LeakStep> = placed()
             .map(|(f, (_, source, target))| LeakStep {
@@ -327,7 +329,7 @@ pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: 
         let leaks = || placed().filter(|(f, _)| f.channel.is_disclosure());
         let level = leaks().map(|(f, _)| f.level).max().unwrap_or(Level::L1);
         let mut channels: Vec<Channel> = leaks().map(|(f, _)| f.channel).collect();
-        channels.sort_by_key(|c| c.as_str());
+        crate::util::sort_by_key(&mut channels, |c| c.as_str());
         channels.dedup();
         // Steps whose channel has the agent as its source role (every
         // disclosure channel, as the tables stand).
@@ -335,7 +337,7 @@ pub fn leak_paths(findings: &[Finding], placements: &Placements, redact_values: 
             .filter(|(f, _)| table.by_channel[channel_index(f.channel)].0 == table.agent)
             .map(|(_, (_, source, _))| &placements.nodes[source as usize])
             .collect();
-        agents.sort_unstable();
+        crate::util::sort(&mut agents);
         agents.dedup();
         let first = &findings[group[0] as usize];
         let origin = steps[0].clone();

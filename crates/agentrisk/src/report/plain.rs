@@ -43,7 +43,7 @@ pub fn plain_summary(report: &Report) -> String {
         .filter(|c| c.finding_count > 0 && c.channel.is_disclosure())
         .map(|c| c.channel)
         .collect();
-    channels.sort();
+    crate::util::sort(&mut channels);
     channels.dedup();
     let critical = match summary.level_profile.l4 {
         0 => String::new(),

@@ -61,7 +61,7 @@ pub fn evaluate_policy(
         let hits: Vec<&&Finding> = leaked.iter().filter(|f| policy.forbid_levels.contains(&f.level)).collect();
         if !hits.is_empty() {
             let mut levels = policy.forbid_levels.clone();
-            levels.sort();
+            crate::util::sort(&mut levels);
             let names: Vec<&str> = levels.iter().map(|l| l.label()).collect();
             violate(
                 "forbid_levels",
@@ -139,7 +139,7 @@ pub fn evaluate_policy(
 
 fn sorted_distinct(items: impl Iterator<Item = String>) -> Vec<String> {
     let mut v: Vec<String> = items.collect();
-    v.sort();
+    crate::util::sort(&mut v);
     v.dedup();
     v
 }
@@ -178,7 +178,7 @@ fn evaluate_flows(
                     .map(String::as_str)
                     .filter(|r| *r != "*")
                     .collect();
-                recipients.sort();
+                crate::util::sort(&mut recipients);
                 recipients.dedup();
                 let mut reason =
                     format!("no rule permits this flow ({} allow rule(s) govern {})", governing.len(), f.data_type);

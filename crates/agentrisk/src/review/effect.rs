@@ -688,7 +688,7 @@ impl Review {
                 format!("run {} leaked no {} {}", decision.run_id, decision.data_type, decision.value)
             } else {
                 let channels: BTreeSet<&str> =
-                    groups.iter().flat_map(|g| g.channels.iter().map(|c| c.as_str())).collect();
+                    crate::util::btree_set(groups.iter().flat_map(|g| g.channels.iter().map(|c| c.as_str())));
                 let on = match decision.channel {
                     ChannelScope::All => String::new(),
                     ChannelScope::Only(c) => format!(", not on {c}"),

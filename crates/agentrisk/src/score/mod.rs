@@ -202,7 +202,7 @@ pub fn channel_sums<'a>(secrets: impl IntoIterator<Item = &'a Secret>, weights: 
 /// sums' order among equals.
 pub fn sorted_ri_by_channel(channel_wsl: &[(Channel, u64)], rho_s: u64) -> Vec<(Channel, f64)> {
     let mut out: Vec<(Channel, f64)> = channel_wsl.iter().map(|&(c, w)| (c, ri_from(w, rho_s))).collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    crate::util::sort_by(&mut out, |a, b| b.1.total_cmp(&a.1));
     out
 }
 
@@ -424,7 +424,7 @@ pub fn channel_risks(findings: &[(Channel, Level)], ri_by_channel: &[(Channel, f
             }
         })
         .collect();
-    risks.sort_by(|a, b| b.ri.total_cmp(&a.ri).then_with(|| b.level_label.cmp(&a.level_label)));
+    crate::util::sort_by(&mut risks, |a, b| b.ri.total_cmp(&a.ri).then_with(|| b.level_label.cmp(&a.level_label)));
     risks
 }
 

@@ -115,7 +115,7 @@ fn output_messages(attrs: &[(String, PyValue)]) -> Vec<Message> {
             message.tool_args.get_or_insert_with(|| py_str(value));
         }
     }
-    order.sort();
+    crate::util::sort(&mut order);
     order.into_iter().filter_map(|(_, number)| by_index.remove(&number)).collect()
 }
 
@@ -125,7 +125,7 @@ fn retrieved_documents(attrs: &[(String, PyValue)]) -> String {
         .iter()
         .filter(|(k, _)| k.starts_with("retrieval.documents.") && k.ends_with("document.content"))
         .collect();
-    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::util::sort_by(&mut keys, |a, b| a.0.cmp(&b.0));
     keys.iter().map(|(_, v)| py_str(v)).collect::<Vec<_>>().join("\n\n")
 }
 

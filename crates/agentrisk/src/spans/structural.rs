@@ -142,7 +142,9 @@ fn conversations(spans: &[Span]) -> Vec<(String, Vec<usize>)> {
         });
         groups[at].1.push(i);
     }
-    groups.sort_by_key(|(_, members)| members.iter().map(|&i| (spans[i].start, spans[i].order)).min());
+    crate::util::sort_by_key(&mut groups, |(_, members)| {
+        members.iter().map(|&i| (spans[i].start, spans[i].order)).min()
+    });
     let short = |id: &str| -> String { id.chars().take(8).collect() };
     let mut prefixes: FxMap<String, usize> = FxMap::default();
     for ((session, id), _) in &groups {
@@ -247,7 +249,7 @@ impl<'a> Conversation<'a> {
             }
         }
         let when = |i: &usize| (spans[*i].start, spans[*i].order);
-        roots.sort_by_key(when);
+        crate::util::sort_by_key(&mut roots, when);
         // Pre-order walk; a cycle of parents has no root and is walked
         // from its first span.
         let mut ordered = Vec::with_capacity(members.len());
@@ -262,7 +264,7 @@ impl<'a> Conversation<'a> {
                 }
                 ordered.push(i);
                 if let Some(kids) = children.get_mut(&i) {
-                    kids.sort_by_key(when);
+                    crate::util::sort_by_key(kids, when);
                     stack.extend(kids.iter().rev().copied());
                 }
             }
@@ -321,12 +323,12 @@ impl<'a> Conversation<'a> {
 
     fn trace(&self, run_id: String) -> Trace {
         let spans = self.spans;
-        let agents: std::collections::BTreeSet<String> = self
-            .members
-            .iter()
-            .filter(|&&i| self.roles[&i] == Role::Agent && !self.is_root(i))
-            .map(|&i| agent_name(&spans[i]))
-            .collect();
+        let agents = crate::util::btree_set(
+            self.members
+                .iter()
+                .filter(|&&i| self.roles[&i] == Role::Agent && !self.is_root(i))
+                .map(|&i| agent_name(&spans[i])),
+        );
         let several_agents = agents.len() > 1;
         let mut out: Vec<Pending> = Vec::new();
         let mut turns: Vec<Turn> = Vec::new();
@@ -551,7 +553,7 @@ impl<'a> Conversation<'a> {
             });
         }
 
-        out.sort_by_key(|p| (p.time, p.tree, p.seq));
+        crate::util::sort_by_key(&mut out, |p| (p.time, p.tree, p.seq));
         let events = out
             .into_iter()
             .enumerate()
@@ -938,7 +940,7 @@ fn retrieved_documents(span: &Span) -> Option<String> {
         })
         .filter_map(|(index, v)| Some((index?, v.as_str().map_or_else(|| value_text(v), str::to_owned))))
         .collect();
-    documents.sort_by_key(|(i, _)| *i);
+    crate::util::sort_by_key(&mut documents, |(i, _)| *i);
     let joined = documents.into_iter().map(|(_, d)| d).collect::<Vec<_>>().join("\n\n");
     (!joined.trim().is_empty()).then_some(joined)
 }

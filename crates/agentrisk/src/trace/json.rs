@@ -142,7 +142,12 @@ impl PyValue {
             PyValue::Str(s) => Value::String(s.clone()),
             PyValue::Array(items) => Value::Array(items.iter().map(|v| v.to_json_within(inner)).collect()),
             PyValue::Object(entries) => {
-                Value::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json_within(inner))).collect())
+                // Inserted one by one: collecting would sort with a copy of the sort of its own.
+                let mut object = serde_json::Map::new();
+                for (k, v) in entries {
+                    object.insert(k.clone(), v.to_json_within(inner));
+                }
+                Value::Object(object)
             }
         }
     }
@@ -789,7 +794,7 @@ fn merge_duplicate_keys(mut entries: Vec<(String, PyValue)>) -> Vec<(String, PyV
         }
     }
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| {
+    crate::util::sort_by(&mut order, |&a, &b| {
         let ka = entries.get(a).map(|e| e.0.as_str());
         let kb = entries.get(b).map(|e| e.0.as_str());
         ka.cmp(&kb).then(a.cmp(&b))

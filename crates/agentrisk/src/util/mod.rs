@@ -1,6 +1,6 @@
 //! Small pieces every part of the crate may use: the hash maps, Python's
-//! float spelling, a byte-counting writer and how a JSON value is named
-//! in an error. Nothing here knows about
+//! float spelling, a byte-counting writer, how a JSON value is named
+//! in an error, and stable sorting that stays small in wasm. Nothing here knows about
 //! traces, detectors or scores, and nothing here imports from the rest of
 //! the crate, so any module can depend on it without forming a cycle.
 
@@ -8,8 +8,10 @@ mod byte_count;
 mod fx;
 mod json_kind;
 mod pyfloat;
+mod sort;
 
 pub use byte_count::{json_len, ByteCount};
 pub(crate) use fx::{FxMap, FxSet};
 pub(crate) use json_kind::json_kind;
 pub use pyfloat::py_float_repr;
+pub use sort::{btree_map, btree_set, sort, sort_by, sort_by_key};

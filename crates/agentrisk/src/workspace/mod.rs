@@ -570,7 +570,7 @@ impl Analyser {
             for path in report.leak_paths.iter_mut().flatten() {
                 path.value = redact(&path.value);
             }
-            let channels = trace.events.iter().map(|e| e.channel).collect();
+            let channels = crate::util::btree_set(trace.events.iter().map(|e| e.channel));
             let facts = match RunFacts::from_report(name, folder, &report, Some(channels), None) {
                 Ok(facts) => facts,
                 Err(e) => return FileResult::Error { message: e.to_string() },

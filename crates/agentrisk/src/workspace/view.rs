@@ -132,7 +132,7 @@ fn detected_values(events: &[Event], config: &AnalysisConfig) -> Vec<String> {
         }
         values.extend(matches.drain(..).map(|m| m.value).filter(|v| !v.is_empty()));
     }
-    values.sort_unstable();
+    crate::util::sort(&mut values);
     values.dedup();
     values
 }
@@ -191,7 +191,8 @@ impl Masks {
     pub(crate) fn new(leaked: Vec<(String, String)>, detected: Vec<String>) -> Option<Masks> {
         let longest_chars =
             leaked.iter().map(|(v, _)| v).chain(&detected).map(|v| v.chars().count()).max().unwrap_or(0);
-        let leaked: BTreeMap<String, TextPart> = leaked.into_iter().map(|(v, r)| (v, TextPart::Leaked(r))).collect();
+        let leaked: BTreeMap<String, TextPart> =
+            crate::util::btree_map(leaked.into_iter().map(|(v, r)| (v, TextPart::Leaked(r))));
         let detected = detected
             .into_iter()
             .filter(|v| !leaked.contains_key(v))
