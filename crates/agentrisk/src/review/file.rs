@@ -1,8 +1,9 @@
 //! Reading and writing review files (format in the module doc of
 //! `review`): every refusal names the place in the file and the problem.
 
-use super::{ChannelScope, Date, Decision, DecisionKind, Review, SignOff, SignOffStatus};
-use serde::{Deserialize, Serialize};
+use super::{unknown_channel, ChannelScope, Date, Decision, DecisionKind, Review, SignOff, SignOffStatus};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// The format name a review file declares first.
 pub const REVIEW_FORMAT: &str = "agentrisk-review";
@@ -31,20 +32,6 @@ pub fn looks_like_review(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(512)];
     let compact: String = String::from_utf8_lossy(head).chars().filter(|c| !c.is_whitespace()).collect();
     compact.trim_start_matches('\u{FEFF}').starts_with(&format!("{{\"format\":\"{REVIEW_FORMAT}\""))
-}
-
-/// The whole file, as read.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileIn {
-    #[allow(dead_code)]
-    format: String,
-    #[allow(dead_code)]
-    version: serde_json::Value,
-    #[serde(default)]
-    decisions: Vec<Decision>,
-    #[serde(default)]
-    runs: Vec<SignOff>,
 }
 
 /// The whole file, as written: format and version first.
@@ -94,11 +81,7 @@ impl Review {
             Some(other) => return Err(refuse("version", format!("expected {REVIEW_VERSION}, found {other}"))),
             None => return Err(refuse("version", format!("missing; this agentrisk reads version {REVIEW_VERSION}"))),
         }
-        let file: FileIn = serde_path_to_error::deserialize(value).map_err(|e| {
-            let place = e.path().to_string();
-            refuse(if place == "." { "top level".to_owned() } else { place }, e.inner().to_string())
-        })?;
-        let review = Review { decisions: file.decisions, runs: file.runs };
+        let review = review_of(value)?;
         check(&review)?;
         Ok(review)
     }
@@ -110,9 +93,9 @@ impl Review {
     /// same decisions and statuses.
     pub fn to_json(&self) -> String {
         let mut decisions = self.decisions.clone();
-        decisions.sort_by(|a, b| a.key().cmp(&b.key()));
+        crate::util::sort_by(&mut decisions, |a, b| a.key().cmp(&b.key()));
         let mut runs = self.runs.clone();
-        runs.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        crate::util::sort_by(&mut runs, |a, b| a.run_id.cmp(&b.run_id));
         let out = FileOut { format: REVIEW_FORMAT, version: REVIEW_VERSION, decisions: &decisions, runs: &runs };
         // Plain data (strings, dates, enums) always serialises.
         let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
@@ -157,6 +140,155 @@ impl Review {
         }
         Ok(out)
     }
+}
+
+// The file's shape is read by hand from the parsed JSON, key by key (in
+// the order of the parsed object's keys), with serde's own words for a
+// value of the wrong kind, an unknown key and a missing one: a derived
+// reader wrapped to track its place costs the viewer's wasm some 5 kB
+// gzipped, for the same messages.
+
+const FILE_KEYS: &[&str] = &["format", "version", "decisions", "runs"];
+const DECISION_KEYS: &[&str] =
+    &["run_id", "data_type", "channel", "value", "decision", "rationale", "reviewer", "decided_at", "expires"];
+const SIGN_OFF_KEYS: &[&str] = &["run_id", "status", "reviewer", "note", "at"];
+
+/// A review from a parsed file whose format and version are checked.
+fn review_of(value: Value) -> Result<Review, ReviewError> {
+    let mut review = Review::default();
+    let Value::Object(object) = value else { return Ok(review) };
+    for (key, value) in object {
+        match key.as_str() {
+            "format" | "version" => {}
+            "decisions" => review.decisions = list(value, &key, decision_of)?,
+            "runs" => review.runs = list(value, &key, sign_off_of)?,
+            _ => return Err(refuse(&key, unknown_key(&key, FILE_KEYS))),
+        }
+    }
+    Ok(review)
+}
+
+fn list<T>(value: Value, place: &str, read: fn(Value, &str) -> Result<T, ReviewError>) -> Result<Vec<T>, ReviewError> {
+    match value {
+        Value::Array(items) => {
+            items.into_iter().enumerate().map(|(i, item)| read(item, &format!("{place}[{i}]"))).collect()
+        }
+        other => Err(refuse(place, wrong_kind(&other, "a sequence"))),
+    }
+}
+
+fn object(value: Value, place: &str, expected: &str) -> Result<Map<String, Value>, ReviewError> {
+    match value {
+        Value::Object(object) => Ok(object),
+        other => Err(refuse(place, wrong_kind(&other, expected))),
+    }
+}
+
+fn decision_of(value: Value, place: &str) -> Result<Decision, ReviewError> {
+    let mut d = Decision::undecided("", "", "");
+    let mut found = [false; 4];
+    for (key, value) in object(value, place, "struct Decision")? {
+        let at = format!("{place}.{key}");
+        match key.as_str() {
+            "run_id" => (d.run_id, found[0]) = (text(value, &at)?, true),
+            "data_type" => (d.data_type, found[1]) = (text(value, &at)?, true),
+            "channel" => {
+                let name = text(value, &at)?;
+                d.channel = ChannelScope::from_name(&name).ok_or_else(|| refuse(&at, unknown_channel(&name)))?;
+                found[2] = true;
+            }
+            "value" => (d.value, found[3]) = (text(value, &at)?, true),
+            "decision" => d.decision = optional(value, &at, DecisionKind::try_from)?,
+            "rationale" => d.rationale = text(value, &at)?,
+            "reviewer" => d.reviewer = text(value, &at)?,
+            "decided_at" => d.decided_at = optional(value, &at, |t| Date::parse(&t))?,
+            "expires" => d.expires = optional(value, &at, |t| Date::parse(&t))?,
+            _ => return Err(refuse(at, unknown_key(&key, DECISION_KEYS))),
+        }
+    }
+    required(place, &found, DECISION_KEYS)?;
+    Ok(d)
+}
+
+fn sign_off_of(value: Value, place: &str) -> Result<SignOff, ReviewError> {
+    let (mut run_id, mut status, mut reviewer, mut note, mut at) = (None, None, String::new(), String::new(), None);
+    for (key, value) in object(value, place, "struct SignOff")? {
+        let here = format!("{place}.{key}");
+        match key.as_str() {
+            "run_id" => run_id = Some(text(value, &here)?),
+            "status" => {
+                status = Some(SignOffStatus::try_from(text(value, &here)?).map_err(|problem| refuse(&here, problem))?)
+            }
+            "reviewer" => reviewer = text(value, &here)?,
+            "note" => note = text(value, &here)?,
+            "at" => at = Some(text(value, &here)?),
+            _ => return Err(refuse(here, unknown_key(&key, SIGN_OFF_KEYS))),
+        }
+    }
+    match (run_id, status, at) {
+        (Some(run_id), Some(status), Some(at)) => Ok(SignOff { run_id, status, reviewer, note, at }),
+        (run_id, status, _) => {
+            let missing = if run_id.is_none() {
+                "run_id"
+            } else if status.is_none() {
+                "status"
+            } else {
+                "at"
+            };
+            Err(refuse(place, format!("missing field `{missing}`")))
+        }
+    }
+}
+
+/// The first required key (of `keys`, in order) not `found`.
+fn required(place: &str, found: &[bool], keys: &[&str]) -> Result<(), ReviewError> {
+    match found.iter().zip(keys).find(|(found, _)| !**found) {
+        Some((_, key)) => Err(refuse(place, format!("missing field `{key}`"))),
+        None => Ok(()),
+    }
+}
+
+fn text(value: Value, place: &str) -> Result<String, ReviewError> {
+    match value {
+        Value::String(text) => Ok(text),
+        other => Err(refuse(place, wrong_kind(&other, "a string"))),
+    }
+}
+
+/// `null` as none, else a string `read` turns into a value (or refuses).
+fn optional<T>(
+    value: Value,
+    place: &str,
+    read: impl FnOnce(String) -> Result<T, String>,
+) -> Result<Option<T>, ReviewError> {
+    match value {
+        Value::Null => Ok(None),
+        value => read(text(value, place)?).map(Some).map_err(|problem| refuse(place, problem)),
+    }
+}
+
+/// serde's words for a key no field has.
+fn unknown_key(key: &str, keys: &[&str]) -> String {
+    let names: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    format!("unknown field `{key}`, expected one of {}", names.join(", "))
+}
+
+/// serde's words for a value of the wrong kind.
+fn wrong_kind(value: &Value, expected: &str) -> String {
+    let found = match value {
+        Value::Null => "unit value".to_owned(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => format!("integer `{u}`"),
+            (None, Some(i), _) => format!("integer `{i}`"),
+            (_, _, Some(f)) if f.fract() == 0.0 && f.is_finite() => format!("floating point `{f:.1}`"),
+            _ => format!("floating point `{n}`"),
+        },
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(_) => "sequence".to_owned(),
+        Value::Object(_) => "map".to_owned(),
+    };
+    format!("invalid type: {found}, expected {expected}")
 }
 
 /// Every rule the format sets beyond the shape serde reads.

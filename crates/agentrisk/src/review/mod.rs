@@ -352,11 +352,14 @@ impl Serialize for ChannelScope {
 impl<'de> Deserialize<'de> for ChannelScope {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ChannelScope, D::Error> {
         let name = String::deserialize(d)?;
-        ChannelScope::from_name(&name).ok_or_else(|| {
-            let names: Vec<&str> = Channel::ALL.iter().map(|c| c.as_str()).collect();
-            serde::de::Error::custom(format!("unknown channel {name:?}; use \"*\" or one of {}", names.join(", ")))
-        })
+        ChannelScope::from_name(&name).ok_or_else(|| serde::de::Error::custom(unknown_channel(&name)))
     }
+}
+
+/// Why `name` is no channel scope, and what is.
+fn unknown_channel(name: &str) -> String {
+    let names: Vec<&str> = Channel::ALL.iter().map(|c| c.as_str()).collect();
+    format!("unknown channel {name:?}; use \"*\" or one of {}", names.join(", "))
 }
 
 /// One decision about one leaked secret of one run (see the module doc).

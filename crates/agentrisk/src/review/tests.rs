@@ -606,3 +606,49 @@ fn a_run_review_as_markdown() {
          1 of 3 leaked secrets decided. Not signed off.\n"
     );
 }
+
+/// The file is read by hand; values of the wrong kind, unknown and missing
+/// keys are named in serde's words, at their place.
+#[test]
+fn the_shape_is_refused_in_serdes_words() {
+    let with = |from: &str, to: &str| {
+        assert!(GOOD.contains(from), "{from}");
+        Review::from_json(GOOD.replacen(from, to, 1).as_bytes()).unwrap_err().to_string()
+    };
+    let cases = [
+        (r#""run_id": "r0""#, r#""run_id": 7"#, "decisions[2].run_id: invalid type: integer `7`, expected a string"),
+        (
+            r#""decision": null}"#,
+            r#""decision": true}"#,
+            "decisions[2].decision: invalid type: boolean `true`, expected a string",
+        ),
+        (
+            r#""rationale": "test account""#,
+            r#""rationale": null"#,
+            "decisions[0].rationale: invalid type: unit value, expected a string",
+        ),
+        (
+            r#""expires": "2026-12-31""#,
+            r#""expires": 2.5"#,
+            "decisions[0].expires: invalid type: floating point `2.5`, expected a string",
+        ),
+        (r#""decisions": ["#, r#""decisions": {"a": 1}, "x": ["#, "decisions: invalid type: map, expected a sequence"),
+        (r#"{"run_id": "r0", "#, r#""r0", {"#, "decisions[2]: invalid type: string \"r0\", expected struct Decision"),
+        (r#""note": "ok", "at": "2026-05-21""#, r#""note": "ok""#, "runs[0]: missing field `at`"),
+        (r#""status": "approved", "#, "", "runs[0]: missing field `status`"),
+        (
+            r#""runs": ["#,
+            r#""signoffs": [], "runs": ["#,
+            "signoffs: unknown field `signoffs`, expected one of `format`, `version`, `decisions`, `runs`",
+        ),
+        (
+            r#""note": "ok""#,
+            r#""notes": "ok""#,
+            "runs[0].notes: unknown field `notes`, expected one of `run_id`, `status`, `reviewer`, `note`, `at`",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let message = with(from, to);
+        assert_eq!(message, expected, "{to}");
+    }
+}
