@@ -213,7 +213,7 @@ mod tests {
         let hash = to_hash(&view);
         assert!(
             hash.starts_with(
-                "tab=batch&src=reports%2Frun%201.json&src=reports%2Frun2.json&run=nightly%2Fhr%20run%20%232%20%26%20more.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27"
+                "tab=batch&src=reports%2Frun%201.json&src=reports%2Frun2.json&run=nightly%2Fhr%20run%20%232%20%26%20more.json&conf=0.9&cc=1&group=agent&thr=25&rates=reviewed&w=1,3,9,27"
             ),
             "{hash}"
         );

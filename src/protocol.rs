@@ -14,7 +14,7 @@
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Finding, LeakPath};
 use agentrisk::publish::FileCheck;
-use agentrisk::review::{ChannelScope, Date, Decision, Review, SignOff, UnmatchedDecision};
+use agentrisk::review::{ChannelScope, Date, Decision, Review, SignOff};
 use agentrisk::util::json_len;
 use agentrisk::workspace::{CanariesUsed, EventRow, FileResult, ReviewedFile, Stage};
 use serde::{Deserialize, Serialize};
@@ -65,13 +65,8 @@ pub enum FromWorker {
     /// (`None`: unchanged), the date its acceptances are judged at (`None`:
     /// unchanged), the reviewed numbers of the held runs it changed (each
     /// file's list empty without a review), and the decisions that match no
-    /// held run.
-    Reviewed {
-        review: Option<Review>,
-        today: Option<Date>,
-        files: Vec<ReviewedFile>,
-        unmatched: Vec<UnmatchedDecision>,
-    },
+    /// held run, each in words (`UnmatchedDecision::describe`).
+    Reviewed { review: Option<Review>, today: Option<Date>, files: Vec<ReviewedFile>, unmatched: Vec<String> },
     /// A review edit the core refused (naming the field and the problem);
     /// the review in force stays.
     ReviewRefused { message: String },

@@ -6,7 +6,7 @@ use agentrisk::batch::{GroupBy, Reading, RunFacts, RunResult};
 use agentrisk::config::WhatIf;
 use agentrisk::model::Report;
 use agentrisk::publish::FileCheck;
-use agentrisk::review::{Date, Review, RunReview, RunSecrets, SignOffStatus, UnmatchedDecision};
+use agentrisk::review::{Date, Review, RunReview, RunSecrets, SignOffStatus};
 use agentrisk::workspace::{AnalyzedTrace, BatchOnly, CanariesUsed, FileResult, LoadedReport, ReviewedFile};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -201,8 +201,8 @@ pub struct State {
     pub review_date: Option<Date>,
     /// The reviewer's name, typed once per visit (never stored).
     pub reviewer: String,
-    /// The review's decisions that match no loaded run, with why.
-    pub unmatched: Rc<Vec<UnmatchedDecision>>,
+    /// The review's decisions that match no loaded run, each with why.
+    pub unmatched: Rc<Vec<String>>,
     /// Why the last review edit was refused, if it was.
     pub review_problem: Option<String>,
 }
@@ -373,7 +373,7 @@ pub enum Action {
         review: Option<Review>,
         today: Option<Date>,
         files: Vec<ReviewedFile>,
-        unmatched: Vec<UnmatchedDecision>,
+        unmatched: Vec<String>,
     },
     /// A review edit was refused (naming the field and the problem), or an
     /// edit was sent (`None`).

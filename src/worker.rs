@@ -9,6 +9,11 @@ use crate::protocol::{
 use agentrisk::batch::{detect_kind, FileKind};
 use agentrisk::publish::{self, Manifest, PublishOptions, ViewerAssets};
 use agentrisk::review::{Date, UnmatchedDecision};
+
+/// The decisions that match no held run, in words, as the page lists them.
+fn unmatched_words(ws: &Workspace) -> Vec<String> {
+    ws.unmatched_decisions().iter().map(UnmatchedDecision::describe).collect()
+}
 use agentrisk::workspace::{size_refusal, what_if_from_file, CanarySetting, FileId, FileResult, Workspace};
 use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
@@ -69,7 +74,7 @@ thread_local! {
     static PUBLICATION: RefCell<Option<Opening>> = const { RefCell::new(None) };
     /// The unmatched decisions last told to the page: told again only when
     /// they change, not after every file of a batch.
-    static UNMATCHED: RefCell<Vec<UnmatchedDecision>> = const { RefCell::new(Vec::new()) };
+    static UNMATCHED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A publication's manifest and its files checked so far (name, folder).
@@ -277,7 +282,7 @@ fn edit_review(ws: &mut Workspace, edit: ReviewEdit) -> FromWorker {
 /// The page's news of the review: `files`' reviewed numbers, the review in
 /// force when `with_review`, its date, and what matches nothing.
 fn reviewed(ws: &Workspace, files: Vec<agentrisk::workspace::ReviewedFile>, with_review: bool) -> FromWorker {
-    let unmatched = ws.unmatched_decisions();
+    let unmatched = unmatched_words(ws);
     UNMATCHED.with_borrow_mut(|told| told.clone_from(&unmatched));
     FromWorker::Reviewed {
         review: if with_review { ws.review().cloned() } else { None },
@@ -289,7 +294,7 @@ fn reviewed(ws: &Workspace, files: Vec<agentrisk::workspace::ReviewedFile>, with
 
 /// Tells the page the decisions that match no held run, when they changed.
 fn post_unmatched(scope: &DedicatedWorkerGlobalScope) {
-    let unmatched = WORKSPACE.with_borrow(Workspace::unmatched_decisions);
+    let unmatched = WORKSPACE.with_borrow(unmatched_words);
     if UNMATCHED.with_borrow(|told| *told != unmatched) {
         UNMATCHED.with_borrow_mut(|told| told.clone_from(&unmatched));
         post(scope, &FromWorker::Reviewed { review: None, today: None, files: Vec::new(), unmatched });

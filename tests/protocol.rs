@@ -209,7 +209,7 @@ fn review_edits_and_answers_keep_their_shape() {
         review: Some(review),
         today: Some(date("2026-06-01")),
         files,
-        unmatched: ws.unmatched_decisions(),
+        unmatched: ws.unmatched_decisions().iter().map(|u| u.describe()).collect(),
     };
     let text = serde_json::to_string(&answer).unwrap();
     let back: FromWorker = serde_json::from_str(&text).unwrap();

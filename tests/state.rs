@@ -210,7 +210,7 @@ fn reviewed_numbers_follow_the_worker_and_the_run_table_says_where_a_review_stan
     // On the day the acceptance ends it blocks again, and is named.
     assert!(reviewed.blocked && reviewed.expired.len() == 1);
     // News of unmatched decisions only changes nothing else.
-    let unmatched = review.unmatched(&[]);
+    let unmatched: Vec<String> = review.unmatched(&[]).iter().map(|u| u.describe()).collect();
     let state = state.reduce(Action::Reviewed { review: None, today: None, files: Vec::new(), unmatched });
     assert_eq!((state.unmatched.len(), state.reviews.len(), &*state.review), (2, 1, &review));
     // A file whose list is empty (no review) loses its numbers; so does a removed file.

@@ -15,7 +15,6 @@ use crate::protocol::ReviewEdit;
 use crate::state::Run;
 use agentrisk::review::{
     ChannelScope, Date, Decision, DecisionKind, Review, RunReview, SecretGroup, SignOff, SignOffStatus,
-    UnmatchedDecision,
 };
 use agentrisk::workspace::BlockReason;
 use std::rc::Rc;
@@ -40,37 +39,100 @@ pub struct ReviewProps {
     pub on_reviewer: Callback<String>,
 }
 
-/// What a control builds is checked by the core as a review file would be;
-/// refused, it shows why instead of being sent.
-fn checked(review: &Review, edit: ReviewEdit, on_edit: &Callback<ReviewEdit>, problem: &UseStateHandle<String>) {
+/// An edit a control built, checked by the core as a review file would be
+/// (before it is sent): the edit, or why it is refused.
+fn checked(review: &Review, edit: ReviewEdit) -> Result<ReviewEdit, String> {
     let mut scratch = review.clone();
     let verdict = match &edit {
         ReviewEdit::Decide(d) => scratch.set_decision(d.clone()),
         ReviewEdit::SignOff(s) => scratch.add_sign_off(s.clone()),
         _ => Ok(()),
     };
-    match verdict {
-        Ok(()) => {
-            problem.set(String::new());
-            on_edit.emit(edit);
-        }
-        Err(e) => problem.set(e.problem),
-    }
+    verdict.map(|()| edit).map_err(|e| e.problem)
 }
 
 fn input_value(event: &Event) -> String {
     event.target_unchecked_into::<HtmlInputElement>().value()
 }
 
+/// What a control shows before it is saved: a secret's chosen decision,
+/// rationale, expiry and why saving was refused; or the sign-off's.
+#[derive(Clone, Default)]
+struct Draft {
+    kind: Option<DecisionKind>,
+    rationale: String,
+    expires: String,
+    problem: String,
+}
+
+impl Draft {
+    fn of(decision: Option<&Decision>) -> Draft {
+        Draft {
+            kind: decision.and_then(|d| d.decision),
+            rationale: decision.map(|d| d.rationale.clone()).unwrap_or_default(),
+            expires: decision.and_then(|d| d.expires).map(|d| d.to_string()).unwrap_or_default(),
+            problem: String::new(),
+        }
+    }
+}
+
+/// The panel's unsaved controls: one draft per secret group (none until
+/// touched, and again once saved), and the sign-off's status, note and
+/// problem. Held in one place, so that the rows need no component each.
+struct Drafts {
+    rows: Vec<Option<Draft>>,
+    spare: Draft,
+    status: SignOffStatus,
+    note: String,
+    sign_off_problem: String,
+}
+
+impl Default for Drafts {
+    fn default() -> Drafts {
+        Drafts {
+            rows: Vec::new(),
+            spare: Draft::default(),
+            status: SignOffStatus::Approved,
+            note: String::new(),
+            sign_off_problem: String::new(),
+        }
+    }
+}
+
+type Shared = Rc<std::cell::RefCell<Drafts>>;
+
 #[function_component(ReviewPanel)]
 pub fn review_panel(props: &ReviewProps) -> Html {
+    let drafts: Shared = use_mut_ref(Drafts::default);
+    let redraw = use_force_update();
     let report = props.run.report();
     let secrets = props.run.secrets();
-    let on_reviewer = props.on_reviewer.reform(|e: InputEvent| e.target_unchecked_into::<HtmlInputElement>().value());
-    let on_date = props.on_edit.reform(|e: Event| {
-        let text = input_value(&e);
-        ReviewEdit::Today(Date::parse(&text).unwrap_or_else(|_| Date::from_unix_seconds(0)))
-    });
+    // A change to row `index`'s draft (made from `saved` on first touch),
+    // from the value of the event's target; then drawn again.
+    let row_change = |index: usize, saved: Option<&Decision>, f: fn(&mut Draft, String)| {
+        let (drafts, redraw, saved) = (drafts.clone(), redraw.clone(), saved.cloned());
+        Callback::from(move |e: InputEvent| {
+            f(row_draft(&mut drafts.borrow_mut(), index, saved.as_ref()), input_value(&e));
+            redraw.force_update();
+        })
+    };
+    let sign_off_change = |f: fn(&mut Drafts, String)| {
+        let (drafts, redraw) = (drafts.clone(), redraw.clone());
+        Callback::from(move |e: InputEvent| {
+            f(&mut drafts.borrow_mut(), input_value(&e));
+            redraw.force_update();
+        })
+    };
+    let on_reviewer = props.on_reviewer.reform(|e: InputEvent| input_value(&e));
+    // Sent once the field holds a whole date.
+    let on_date = {
+        let on_edit = props.on_edit.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(date) = Date::parse(&input_value(&e)) {
+                on_edit.emit(ReviewEdit::Today(date));
+            }
+        })
+    };
     let gate = |blocked: bool, reasons: String| {
         html! { <>{ if blocked { "Blocked" } else { "Not blocked" } }<span class="muted">{ format!(" · {reasons}") }</span></> }
     };
@@ -92,12 +154,125 @@ pub fn review_panel(props: &ReviewProps) -> Html {
         }
     };
     let date = props.today.map(|d| d.to_string()).unwrap_or_default();
+    let rows = secrets.groups.iter().enumerate().map(|(index, g)| {
+        let decision = props.review.decision(&secrets.run_id, &g.data_type, &g.value, ChannelScope::All);
+        let draft = drafts.borrow().rows.get(index).cloned().flatten().unwrap_or_else(|| Draft::of(decision));
+        let radio = |value: DecisionKind, label: &'static str| {
+            let (drafts, redraw, saved) = (drafts.clone(), redraw.clone(), decision.cloned());
+            let onchange = Callback::from(move |_: Event| {
+                row_draft(&mut drafts.borrow_mut(), index, saved.as_ref()).kind = Some(value);
+                redraw.force_update();
+            });
+            html! { <label><input type="radio" name={format!("decide-{index}")} value={value.as_str()} checked={draft.kind == Some(value)} {onchange} />{ label }</label> }
+        };
+        let save = {
+            let (drafts, redraw, review, on_edit) = (drafts.clone(), redraw.clone(), props.review.clone(), props.on_edit.clone());
+            let (run_id, group, reviewer, today, saved) =
+                (secrets.run_id.clone(), g.clone(), props.reviewer.clone(), props.today, decision.cloned());
+            Callback::from(move |_: MouseEvent| {
+                let mut all = drafts.borrow_mut();
+                let draft = row_draft(&mut all, index, saved.as_ref());
+                match decided(&run_id, &group, draft, &reviewer, today).and_then(|d| checked(&review, ReviewEdit::Decide(d))) {
+                    Ok(edit) => {
+                        // Shown from the saved decision once the worker answers.
+                        if let Some(slot) = all.rows.get_mut(index) {
+                            *slot = None;
+                        }
+                        on_edit.emit(edit);
+                    }
+                    Err(problem) => draft.problem = problem,
+                }
+                drop(all);
+                redraw.force_update();
+            })
+        };
+        let clear = {
+            let (run_id, group) = (secrets.run_id.clone(), g.clone());
+            props.on_edit.reform(move |_: MouseEvent| ReviewEdit::Clear {
+                run_id: run_id.clone(),
+                data_type: group.data_type.clone(),
+                value: group.value.clone(),
+                channel: ChannelScope::All,
+            })
+        };
+        let covers = match (g.secrets, g.may_hold_more.is_empty()) {
+            (n, true) if n > 1 => format!(" · covers {n} secrets"),
+            (n, false) => format!(" · covers at least {n} secret{}", if n == 1 { "" } else { "s" }),
+            _ => String::new(),
+        };
+        let others = props.review.decisions.iter().filter(|d| {
+            d.run_id == secrets.run_id && d.data_type == g.data_type && d.value == g.value && d.channel != ChannelScope::All
+        });
+        html! {
+            <tr class="secret-row" data-value={g.value.clone()} data-level={g.level.label()}
+                data-decision={decision.and_then(|d| d.decision).map_or("undecided", DecisionKind::as_str)}>
+                <td><span class="mono">{ shown(&g.data_type) }</span>{ " " }<span class="mono secret-value">{ shown(&g.value) }</span>
+                    <span class="covers">{ covers }</span></td>
+                <td><span class={classes!("level", g.level.badge())}>{ g.level.label() }</span></td>
+                <td class="mono">{ g.channels.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ") }</td>
+                <td>
+                    <span class="decision-text">{ shown(&decision.map_or_else(|| "undecided".to_owned(), described)) }</span>
+                    { for others.map(|d| html! { <span class="decision-text muted">{ shown(&format!("on {}: {}", d.channel, described(d))) }</span> }) }
+                    <fieldset class="decide screen-only">
+                        <legend class="visually-hidden">{ format!("Decision for {} {}", g.data_type, g.value) }</legend>
+                        { radio(DecisionKind::Confirmed, "Confirm") }
+                        { radio(DecisionKind::FalsePositive, "False positive") }
+                        { radio(DecisionKind::AcceptedRisk, "Accept risk") }
+                        <label>{ "Rationale " }<input type="text" class="rationale" value={draft.rationale.clone()}
+                            oninput={row_change(index, decision, |d, v| d.rationale = v)} /></label>
+                        <label>{ "Expires " }<input type="date" class="expires" value={draft.expires.clone()}
+                            disabled={draft.kind != Some(DecisionKind::AcceptedRisk)} oninput={row_change(index, decision, |d, v| d.expires = v)} /></label>
+                        <button type="button" class="button save-decision" onclick={save}>{ "Save" }</button>
+                        if decision.is_some() { <button type="button" class="button clear-decision" onclick={clear}>{ "Clear" }</button> }
+                        if !draft.problem.is_empty() { <span class="error-message" role="alert">{ draft.problem.clone() }</span> }
+                    </fieldset>
+                </td>
+            </tr>
+        }
+    });
+    let current = props.review.sign_off(&secrets.run_id);
+    let now = current.map_or_else(
+        || "not signed off".to_owned(),
+        |s| {
+            let by = if s.reviewer.is_empty() { String::new() } else { format!(" by {}", s.reviewer) };
+            let note = if s.note.is_empty() { String::new() } else { format!(": {}", s.note) };
+            format!("{}{by} ({}){note}", s.status.label(), s.at)
+        },
+    );
+    let sign = {
+        let (drafts, redraw, review, on_edit) =
+            (drafts.clone(), redraw.clone(), props.review.clone(), props.on_edit.clone());
+        let (run_id, reviewer, today) = (secrets.run_id.clone(), props.reviewer.clone(), props.today);
+        Callback::from(move |_: MouseEvent| {
+            let mut all = drafts.borrow_mut();
+            let entry = SignOff {
+                run_id: run_id.clone(),
+                status: all.status,
+                reviewer: reviewer.trim().to_owned(),
+                note: all.note.trim().to_owned(),
+                at: today.map(|d| d.to_string()).unwrap_or_default(),
+            };
+            all.sign_off_problem = match checked(&review, ReviewEdit::SignOff(entry)) {
+                Ok(edit) => {
+                    on_edit.emit(edit);
+                    String::new()
+                }
+                Err(problem) => problem,
+            };
+            drop(all);
+            redraw.force_update();
+        })
+    };
+    let (status, note, sign_off_problem) = {
+        let d = drafts.borrow();
+        (d.status, d.note.clone(), d.sign_off_problem.clone())
+    };
     html! {
         <section class="review" id="review" aria-labelledby="review-title">
             <h3 id="review-title">{ "Review" }</h3>
             <p class="review-who screen-only">
                 <label>{ "Reviewer " }<input id="reviewer" type="text" autocomplete="off" value={props.reviewer.clone()} oninput={on_reviewer} /></label>
-                <label>{ "Acceptances judged as of " }<input id="review-date" type="date" value={date} onchange={on_date} /></label>
+                <label>{ "Acceptances judged as of " }<input id="review-date" type="date" value={date} oninput={on_date} /></label>
                 <span class="muted">{ "Kept in this tab only: nothing of a review is stored." }</span>
             </p>
             <table class="review-numbers" id="review-numbers">
@@ -122,41 +297,38 @@ pub fn review_panel(props: &ReviewProps) -> Html {
                 <table class="review-secrets" id="review-secrets">
                     <thead><tr><th scope="col">{ "Leaked secret" }</th><th scope="col">{ "Level" }</th><th scope="col">{ "Channels" }</th>
                         <th scope="col">{ "Decision" }</th></tr></thead>
-                    <tbody>
-                        { for secrets.groups.iter().enumerate().map(|(index, group)| {
-                            let decision = props.review.decision(&secrets.run_id, &group.data_type, &group.value, ChannelScope::All).cloned();
-                            // Remade when its decision changes, so that its controls show it.
-                            let key = format!("{index}:{}", decision.as_ref().map(described).unwrap_or_default());
-                            let others: Vec<Decision> = props.review.decisions.iter()
-                                .filter(|d| d.run_id == secrets.run_id && d.data_type == group.data_type && d.value == group.value && d.channel != ChannelScope::All)
-                                .cloned().collect();
-                            html! {
-                                <SecretRow {key} {index} run_id={secrets.run_id.clone()} group={group.clone()} {decision} {others}
-                                    review={props.review.clone()} reviewer={props.reviewer.clone()} today={props.today} on_edit={props.on_edit.clone()} />
-                            }
-                        }) }
-                    </tbody>
+                    <tbody>{ for rows }</tbody>
                 </table>
             }
-            <SignOffForm run_id={secrets.run_id.clone()} review={props.review.clone()} reviewer={props.reviewer.clone()}
-                today={props.today} on_edit={props.on_edit.clone()} />
+            <div class="sign-off" id="sign-off" data-status={current.map_or("none", |s| s.status.as_str())}>
+                <p><strong>{ "Sign-off: " }</strong><span id="sign-off-status">{ shown(&now) }</span></p>
+                <p class="screen-only">
+                    <label>{ "Status " }
+                        <select id="sign-off-choice" oninput={sign_off_change(|d, v| {
+                            d.status = SignOffStatus::ALL.into_iter().find(|s| s.as_str() == v).unwrap_or(d.status);
+                        })}>
+                            { for SignOffStatus::ALL.into_iter().map(|s| html! { <option value={s.as_str()} selected={status == s}>{ s.label() }</option> }) }
+                        </select>
+                    </label>
+                    <label>{ " Note " }<input id="sign-off-note" type="text" value={note} oninput={sign_off_change(|d, v| d.note = v)} /></label>
+                    <button type="button" class="button" id="sign-off-save" onclick={sign}>{ "Sign off" }</button>
+                    if !sign_off_problem.is_empty() { <span class="error-message" role="alert">{ sign_off_problem }</span> }
+                </p>
+            </div>
         </section>
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct SecretRowProps {
-    index: usize,
-    run_id: String,
-    group: SecretGroup,
-    /// The decision for every channel (`"*"`), which the controls edit.
-    decision: Option<Decision>,
-    /// Decisions for one channel of it (from a review file), shown.
-    others: Vec<Decision>,
-    review: Rc<Review>,
-    reviewer: String,
-    today: Option<Date>,
-    on_edit: Callback<ReviewEdit>,
+/// Row `index`'s draft, made from its saved decision on first touch.
+fn row_draft<'a>(drafts: &'a mut Drafts, index: usize, saved: Option<&Decision>) -> &'a mut Draft {
+    if drafts.rows.len() <= index {
+        drafts.rows.resize(index + 1, None);
+    }
+    match drafts.rows.get_mut(index) {
+        Some(slot) => slot.get_or_insert_with(|| Draft::of(saved)),
+        // Not reached: the rows were just made long enough.
+        None => &mut drafts.spare,
+    }
 }
 
 /// In words: "false positive (Dana, 2026-06-01; until 2030-01-01): why".
@@ -176,171 +348,38 @@ fn described(d: &Decision) -> String {
     text
 }
 
-/// One secret group: what it is, the decision in force, and the controls
-/// (a radio group, a rationale, an expiry for an accepted risk, Save and Clear).
-#[function_component(SecretRow)]
-fn secret_row(props: &SecretRowProps) -> Html {
-    let g = &props.group;
-    let decision = props.decision.as_ref();
-    let kind = use_state(|| decision.and_then(|d| d.decision));
-    let rationale = use_state(|| decision.map(|d| d.rationale.clone()).unwrap_or_default());
-    let expires = use_state(|| decision.and_then(|d| d.expires).map(|d| d.to_string()).unwrap_or_default());
-    let problem = use_state(String::new);
-    let name = format!("decide-{}", props.index);
-    let radio = |value: DecisionKind, label: &'static str| {
-        let set = {
-            let kind = kind.clone();
-            Callback::from(move |_: Event| kind.set(Some(value)))
-        };
-        html! { <label><input type="radio" name={name.clone()} value={value.as_str()} checked={*kind == Some(value)} onchange={set} />{ label }</label> }
-    };
-    let save = {
-        let (kind, rationale, expires, problem) = (kind.clone(), rationale.clone(), expires.clone(), problem.clone());
-        let (props_run, group, reviewer, today) =
-            (props.run_id.clone(), g.clone(), props.reviewer.clone(), props.today);
-        let (review, on_edit) = (props.review.clone(), props.on_edit.clone());
-        Callback::from(move |_: MouseEvent| {
-            let Some(chosen) = *kind else {
-                problem.set("choose Confirm, False positive or Accept risk".to_owned());
-                return;
-            };
-            let expires = match (chosen, expires.trim()) {
-                (DecisionKind::AcceptedRisk, text) if !text.is_empty() => match Date::parse(text) {
-                    Ok(date) => Some(date),
-                    Err(e) => return problem.set(format!("expiry: {e}")),
-                },
-                _ => None,
-            };
-            let decision = Decision {
-                run_id: props_run.clone(),
-                data_type: group.data_type.clone(),
-                channel: ChannelScope::All,
-                value: group.value.clone(),
-                decision: Some(chosen),
-                rationale: rationale.trim().to_owned(),
-                reviewer: reviewer.trim().to_owned(),
-                decided_at: today,
-                expires,
-            };
-            checked(&review, ReviewEdit::Decide(decision), &on_edit, &problem);
-        })
-    };
-    let clear = {
-        let (run_id, group) = (props.run_id.clone(), g.clone());
-        props.on_edit.reform(move |_: MouseEvent| ReviewEdit::Clear {
-            run_id: run_id.clone(),
-            data_type: group.data_type.clone(),
-            value: group.value.clone(),
-            channel: ChannelScope::All,
-        })
-    };
-    let covers = match (g.secrets, g.may_hold_more.is_empty()) {
-        (n, true) if n > 1 => format!("covers {n} secrets"),
-        (n, false) => format!("covers at least {n} secret{}", if n == 1 { "" } else { "s" }),
-        _ => String::new(),
-    };
-    let subject = format!("{} {}", g.data_type, g.value);
-    let state = decision.and_then(|d| d.decision).map_or("undecided", DecisionKind::as_str);
-    html! {
-        <tr class="secret-row" data-data-type={g.data_type.clone()} data-value={g.value.clone()} data-level={g.level.label()} data-decision={state}>
-            <td>
-                <span class="mono">{ shown(&g.data_type) }</span>{ " " }<span class="mono secret-value">{ shown(&g.value) }</span>
-                if !covers.is_empty() { <span class="covers">{ format!(" · {covers}") }</span> }
-            </td>
-            <td><span class={classes!("level", g.level.badge())}>{ g.level.label() }</span></td>
-            <td class="mono">{ g.channels.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ") }</td>
-            <td>
-                <span class="decision-text">{ decision.map_or_else(|| "undecided".to_owned(), described) }</span>
-                { for props.others.iter().map(|d| html! { <span class="decision-text muted">{ format!("; on {}: {}", d.channel, described(d)) }</span> }) }
-                <fieldset class="decide screen-only">
-                    <legend class="visually-hidden">{ format!("Decision for {subject}") }</legend>
-                    { radio(DecisionKind::Confirmed, "Confirm") }
-                    { radio(DecisionKind::FalsePositive, "False positive") }
-                    { radio(DecisionKind::AcceptedRisk, "Accept risk") }
-                    <label>{ "Rationale " }<input type="text" class="rationale" value={(*rationale).clone()}
-                        oninput={Callback::from(move |e: InputEvent| rationale.set(e.target_unchecked_into::<HtmlInputElement>().value()))} /></label>
-                    <label>{ "Expires " }<input type="date" class="expires" value={(*expires).clone()} disabled={*kind != Some(DecisionKind::AcceptedRisk)}
-                        onchange={Callback::from(move |e: Event| expires.set(input_value(&e)))} /></label>
-                    <button type="button" class="button save-decision" onclick={save}>{ "Save" }</button>
-                    if decision.is_some() { <button type="button" class="button clear-decision" onclick={clear}>{ "Clear" }</button> }
-                    if !problem.is_empty() { <span class="error-message" role="alert">{ (*problem).clone() }</span> }
-                </fieldset>
-            </td>
-        </tr>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct SignOffProps {
-    run_id: String,
-    review: Rc<Review>,
-    reviewer: String,
+/// The decision a row's draft makes (about every channel, dated `today`),
+/// or why it cannot be made yet.
+fn decided(
+    run_id: &str,
+    group: &SecretGroup,
+    draft: &Draft,
+    reviewer: &str,
     today: Option<Date>,
-    on_edit: Callback<ReviewEdit>,
-}
-
-/// The run's sign-off: where it stands (its last entry), and a status, a
-/// note and a Sign off button for a new entry.
-#[function_component(SignOffForm)]
-fn sign_off_form(props: &SignOffProps) -> Html {
-    let status = use_state(|| SignOffStatus::Approved);
-    let note = use_state(String::new);
-    let problem = use_state(String::new);
-    let current = props.review.sign_off(&props.run_id);
-    let now = current.map_or_else(
-        || "not signed off".to_owned(),
-        |s| {
-            let by = if s.reviewer.is_empty() { String::new() } else { format!(" by {}", s.reviewer) };
-            let note = if s.note.is_empty() { String::new() } else { format!(": {}", s.note) };
-            format!("{}{by} ({}){note}", s.status.label(), s.at)
-        },
-    );
-    let choose = {
-        let status = status.clone();
-        Callback::from(move |e: Event| {
-            let value = input_value(&e);
-            if let Some(s) = SignOffStatus::ALL.into_iter().find(|s| s.as_str() == value) {
-                status.set(s);
-            }
-        })
+) -> Result<Decision, String> {
+    let Some(kind) = draft.kind else { return Err("choose Confirm, False positive or Accept risk".to_owned()) };
+    let expires = match (kind, draft.expires.trim()) {
+        (DecisionKind::AcceptedRisk, text) if !text.is_empty() => {
+            Some(Date::parse(text).map_err(|e| format!("expiry: {e}"))?)
+        }
+        _ => None,
     };
-    let sign = {
-        let (status, note, problem) = (status.clone(), note.clone(), problem.clone());
-        let (run_id, reviewer, today) = (props.run_id.clone(), props.reviewer.clone(), props.today);
-        let (review, on_edit) = (props.review.clone(), props.on_edit.clone());
-        Callback::from(move |_: MouseEvent| {
-            let Some(today) = today else { return problem.set("set the review date first".to_owned()) };
-            let entry = SignOff {
-                run_id: run_id.clone(),
-                status: *status,
-                reviewer: reviewer.trim().to_owned(),
-                note: note.trim().to_owned(),
-                at: today.to_string(),
-            };
-            checked(&review, ReviewEdit::SignOff(entry), &on_edit, &problem);
-        })
-    };
-    html! {
-        <div class="sign-off" id="sign-off" data-status={current.map_or("none", |s| s.status.as_str())}>
-            <p><strong>{ "Sign-off: " }</strong><span id="sign-off-status">{ shown(&now) }</span></p>
-            <p class="screen-only">
-                <label>{ "Status " }
-                    <select id="sign-off-choice" onchange={choose}>
-                        { for SignOffStatus::ALL.into_iter().map(|s| html! { <option value={s.as_str()} selected={*status == s}>{ s.label() }</option> }) }
-                    </select>
-                </label>
-                <label>{ " Note " }<input id="sign-off-note" type="text" value={(*note).clone()}
-                    oninput={Callback::from(move |e: InputEvent| note.set(e.target_unchecked_into::<HtmlInputElement>().value()))} /></label>
-                <button type="button" class="button" id="sign-off-save" onclick={sign}>{ "Sign off" }</button>
-                if !problem.is_empty() { <span class="error-message" role="alert">{ (*problem).clone() }</span> }
-            </p>
-        </div>
-    }
+    Ok(Decision {
+        run_id: run_id.to_owned(),
+        data_type: group.data_type.clone(),
+        channel: ChannelScope::All,
+        value: group.value.clone(),
+        decision: Some(kind),
+        rationale: draft.rationale.trim().to_owned(),
+        reviewer: reviewer.trim().to_owned(),
+        decided_at: today,
+        expires,
+    })
 }
 
 /// The review's decisions that match no loaded run, each with why (none:
 /// nothing shown): a typo, a run not loaded, a secret no longer found.
-pub fn unmatched_list(unmatched: &[UnmatchedDecision]) -> Html {
+pub fn unmatched_list(unmatched: &[String]) -> Html {
     if unmatched.is_empty() {
         return Html::default();
     }
@@ -348,7 +387,7 @@ pub fn unmatched_list(unmatched: &[UnmatchedDecision]) -> Html {
         <div class="unmatched" id="review-unmatched" role="note">
             <p><strong>{ format!("{} decision{} of the review match{} no loaded run:", unmatched.len(),
                 if unmatched.len() == 1 { "" } else { "s" }, if unmatched.len() == 1 { "es" } else { "" }) }</strong></p>
-            <ul>{ for unmatched.iter().map(|u| html! { <li>{ shown(&u.describe()) }</li> }) }</ul>
+            <ul>{ for unmatched.iter().map(|u| html! { <li>{ shown(u) }</li> }) }</ul>
         </div>
     }
 }

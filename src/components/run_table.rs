@@ -5,7 +5,7 @@ use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{review_status, FileEntry, FileStatus, Run};
 use agentrisk::batch::table::to_csv;
-use agentrisk::review::{Review, RunReview, UnmatchedDecision};
+use agentrisk::review::{Review, RunReview};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -20,7 +20,7 @@ pub struct RunTableProps {
     /// its decisions that match no loaded run.
     pub reviews: BTreeMap<u32, Rc<RunReview>>,
     pub review: Rc<Review>,
-    pub unmatched: Rc<Vec<UnmatchedDecision>>,
+    pub unmatched: Rc<Vec<String>>,
 }
 
 /// One row per loaded file: a run with its numbers (a report's stored ones,
