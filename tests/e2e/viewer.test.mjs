@@ -761,7 +761,7 @@ test("print: a summary mode and an expanded mode with a page header, saved as PD
   await page.waitForFunction(() => document.querySelectorAll("tr.run-row, tr.error-row").length === 2);
   const table = (await exported(page, "#export-run-table")).text.trimEnd().split("\r\n");
   assert.equal(table.length, 3);
-  assert.match(table[1], /^hr\.json,run_hr_001,hr_case_agent,0\.5833,42,High risk,Not blocked,analysed here$/);
+  assert.match(table[1], /^hr\.json,run_hr_001,hr_case_agent,0\.5833,42,High risk,Not blocked,analysed here,not reviewed$/);
   assert.match(table[2], /^bad\.json,,,,,,,"not loaded: line 1, column 2: invalid JSON/);
   await page.click('tr.run-row[data-run-id="run_hr_001"]');
   await page.waitForSelector(".events-table");
