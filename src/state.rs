@@ -1,10 +1,15 @@
 //! The page state: the loaded files, in the order they were added, and the
 //! selected run. One `Reducible` with an [`Action`] enum; components read it
 //! through props and change it only by dispatching actions.
+//!
+//! A row of the run table ([`FileEntry`]) is one file, except a span export
+//! with several conversations, which has a row per run. Rows have their own
+//! ids (selection, the batch and compare name rows); the worker's messages
+//! name files, and a file's new result replaces all its rows.
 
 use agentrisk::batch::{GroupBy, RunFacts, RunResult};
 use agentrisk::config::WhatIf;
-use agentrisk::model::Report;
+use agentrisk::model::{Report, SpanMapping, SpanSource};
 use agentrisk::publish::FileCheck;
 use agentrisk::workspace::{AnalyzedTrace, BatchOnly, CanariesUsed, FileResult, LoadedReport};
 use std::rc::Rc;
@@ -69,6 +74,14 @@ impl Run {
             Run::Trace(_) => "trace",
         }
     }
+
+    /// Where a run made from OpenTelemetry spans came from (the export's
+    /// shape, the mapping): analysed here, or a report of such a run (as a
+    /// site publishes a span export without its spans); `None` for any
+    /// other run.
+    pub fn span_source(&self) -> Option<&SpanSource> {
+        self.report().span_source.as_ref()
+    }
 }
 
 pub use crate::protocol::Progress;
@@ -83,13 +96,41 @@ pub enum FileStatus {
     Failed(String),
 }
 
+/// A row of the run table: a file, or one run of a span export.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileEntry {
+    /// The row's own id, never reused while the page lives.
     pub id: u32,
+    /// The worker's id of the file (the rows of one span export share it).
+    pub file: u32,
+    /// The file's name.
     pub name: String,
     /// The folder the file was picked from; empty when not known.
     pub folder: String,
     pub status: FileStatus,
+}
+
+impl FileEntry {
+    /// The row as a picker names it: its file, and for one of several runs
+    /// of a span export analysed here, the run too.
+    pub fn label(&self) -> String {
+        match &self.status {
+            FileStatus::Loaded(run @ Run::Trace(_))
+                if run.span_source().is_some_and(|source| source.conversation.is_some()) =>
+            {
+                format!("{} · {}", self.name, run.report().run_id)
+            }
+            _ => self.name.clone(),
+        }
+    }
+
+    /// Where the row's run came from, when it was made from spans.
+    pub fn span_source(&self) -> Option<&SpanSource> {
+        match &self.status {
+            FileStatus::Loaded(run) => run.span_source(),
+            _ => None,
+        }
+    }
 }
 
 /// The two views of the page.
@@ -133,17 +174,21 @@ impl Default for BatchSettings {
     }
 }
 
-/// One run of the batch: its numbers, and the file to open for it (none
-/// for a scorecard's rows, which have no run view).
+/// One run of the batch: its numbers, and the run table row to open for
+/// it (none for a scorecard's rows, which have no run view).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchRow {
-    pub file_id: Option<u32>,
+    pub row: Option<u32>,
     pub facts: RunFacts,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
+    /// The run table's rows, in the order their files were added.
     pub files: Vec<FileEntry>,
+    /// The last row id given out.
+    pub last_row: u32,
+    /// The selected row.
     pub selected: Option<u32>,
     /// The worker has said it is ready (files sent before wait in a queue).
     pub worker_ready: bool,
@@ -156,8 +201,9 @@ pub struct State {
     pub whatif_sent: Vec<WhatIf>,
     /// Why the worker refused the last settings, if it did.
     pub whatif_rejected: Option<String>,
-    /// A run named by the URL hash, selected once a file of that name loads.
-    pub pending_run: Option<String>,
+    /// A run named by the URL hash (a file name, and the run's place among
+    /// a span export's runs), selected once a file of that name loads.
+    pub pending_run: Option<(String, usize)>,
     /// Same-origin files a link's `src=` names (kept in the hash).
     pub src: Vec<String>,
     /// The reviewer has not yet answered the prompt to open them.
@@ -173,6 +219,10 @@ pub struct State {
     /// "Save as one file": `Some(None)` while it is being written,
     /// `Some(Some(why))` when it could not be.
     pub saving: Option<Option<String>>,
+    /// How span exports become runs: the mapping the worker has in force.
+    pub span_mapping: SpanMapping,
+    /// Why the last "Export as AgentLeak trace" gave no file, if it did not.
+    pub export_problem: Option<String>,
 }
 
 /// A publication as opened: what its manifest says, and how checking its
@@ -188,6 +238,8 @@ pub struct Publication {
     pub settings: Option<(String, String)>,
     pub what_if: Option<WhatIf>,
     pub include_traces: bool,
+    /// How its span exports became runs, when it has any.
+    pub span_mapping: Option<SpanMapping>,
     /// A single-file pack (else a site).
     pub pack: bool,
     /// How many published files there are to check.
@@ -229,6 +281,7 @@ impl Default for State {
     fn default() -> State {
         State {
             files: Vec::new(),
+            last_row: 0,
             selected: None,
             worker_ready: false,
             tab: Tab::default(),
@@ -244,6 +297,8 @@ impl Default for State {
             canaries_problem: None,
             publication: None,
             saving: None,
+            span_mapping: SpanMapping::default(),
+            export_problem: None,
         }
     }
 }
@@ -252,8 +307,12 @@ impl Default for State {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewState {
     pub tab: Tab,
-    /// The file name of the selected run.
+    /// The selected run, by its file's name…
     pub run: Option<String>,
+    /// … and its place among the runs of that file (a span export's
+    /// conversations; 0 for any other file). Never the conversation's own
+    /// id, which is read from the file.
+    pub run_place: usize,
     pub batch: BatchSettings,
     pub whatif: WhatIf,
     /// Files of this site that the link asks to open (`src=`, repeatable),
@@ -263,7 +322,7 @@ pub struct ViewState {
     pub filters: FindingFilters,
 }
 
-/// A file handed to the worker under `id`.
+/// A file handed to the worker under `id` (its row gets an id of its own).
 #[derive(Debug, Clone)]
 pub struct Queued {
     pub id: u32,
@@ -276,12 +335,12 @@ pub enum Action {
     /// Files were handed to the worker: one action for all the files picked
     /// at once, since each action copies the state.
     Queued(Vec<Queued>),
-    /// The worker started a phase of a large file.
+    /// The worker started a phase of large file `id`.
     Progressed {
         id: u32,
         progress: Progress,
     },
-    /// The worker finished a file.
+    /// The worker finished file `id` (its rows show the result).
     Finished {
         id: u32,
         result: FileResult,
@@ -294,10 +353,12 @@ pub enum Action {
         message: String,
         failed: Vec<u32>,
     },
+    /// Selects a row.
     Select(u32),
     /// Selects the next (+1) or previous (−1) loaded run in table order.
     Step(i32),
     CloseRun,
+    /// Removes a row's file: every row of it (all runs of a span export).
     Remove(u32),
     ShowTab(Tab),
     SetBatch(BatchSettings),
@@ -330,9 +391,22 @@ pub enum Action {
     },
     /// "Save as one file" started (`None`) or ended (`Some(problem)`, empty when saved).
     Saving(Option<String>),
+    /// The worker has this span mapping in force (and analyses the span
+    /// exports again with it).
+    SpanMappingInForce(SpanMapping),
+    /// "Export as AgentLeak trace" saved a file (`None`) or could not (why).
+    TraceExported(Option<String>),
 }
 
 impl State {
+    /// The selected row's place among its file's rows (0 but for a span
+    /// export's later runs).
+    pub fn selected_place(&self) -> usize {
+        let Some((entry, _)) = self.selected_run() else { return 0 };
+        self.files.iter().filter(|f| f.file == entry.file).position(|f| f.id == entry.id).unwrap_or(0)
+    }
+
+    /// The selected row and its run.
     pub fn selected_run(&self) -> Option<(&FileEntry, &Run)> {
         let id = self.selected?;
         self.files.iter().find(|f| f.id == id).and_then(|f| match &f.status {
@@ -351,15 +425,52 @@ impl State {
         let mut redteam = Vec::new();
         for entry in &self.files {
             match &entry.status {
-                FileStatus::Loaded(run) => rows.push(BatchRow { file_id: Some(entry.id), facts: run.facts().clone() }),
+                FileStatus::Loaded(run) => rows.push(BatchRow { row: Some(entry.id), facts: run.facts().clone() }),
                 FileStatus::Batch(only) => {
-                    rows.extend(only.runs.iter().map(|facts| BatchRow { file_id: None, facts: facts.clone() }));
+                    rows.extend(only.runs.iter().map(|facts| BatchRow { row: None, facts: facts.clone() }));
                     redteam.extend(only.redteam.iter().cloned());
                 }
                 FileStatus::Working(_) | FileStatus::Failed(_) => {}
             }
         }
         (rows, redteam)
+    }
+
+    /// A new row id.
+    fn new_row(&mut self) -> u32 {
+        self.last_row += 1;
+        self.last_row
+    }
+
+    /// Puts rows with `statuses` in place of file `file`'s rows, where
+    /// they were, keeping their ids in order (so a file analysed again keeps
+    /// its selected run); rows left over go, with their selection. With
+    /// `loaded`, a row the URL hash names is selected.
+    fn replace_rows(&mut self, file: u32, statuses: Vec<FileStatus>, loaded: bool) {
+        // A file removed before its result came has no rows left.
+        let Some(at) = self.files.iter().position(|f| f.file == file) else { return };
+        let (old, kept): (Vec<FileEntry>, Vec<FileEntry>) =
+            std::mem::take(&mut self.files).into_iter().partition(|f| f.file == file);
+        self.files = kept;
+        let Some(first) = old.first() else { return };
+        let (name, folder) = (first.name.clone(), first.folder.clone());
+        let mut rows = Vec::with_capacity(statuses.len());
+        for (i, status) in statuses.into_iter().enumerate() {
+            let id = match old.get(i) {
+                Some(row) => row.id,
+                None => self.new_row(),
+            };
+            rows.push(FileEntry { id, file, name: name.clone(), folder: folder.clone(), status });
+        }
+        if old.iter().skip(rows.len()).any(|row| self.selected == Some(row.id)) {
+            self.selected = None;
+        }
+        let named = self.pending_run.as_ref().filter(|(wanted, _)| loaded && *wanted == name);
+        if let Some(row) = named.and_then(|(_, place)| rows.get(*place)) {
+            self.selected = Some(row.id);
+            self.pending_run = None;
+        }
+        self.files.splice(at..at, rows);
     }
 }
 
@@ -370,15 +481,13 @@ impl Reducible for State {
         let mut next = (*self).clone();
         match action {
             Action::Queued(queued) => {
-                next.files.extend(queued.into_iter().map(|Queued { id, name, folder }| FileEntry {
-                    id,
-                    name,
-                    folder,
-                    status: FileStatus::Working(None),
-                }))
+                for Queued { id: file, name, folder } in queued {
+                    let id = next.new_row();
+                    next.files.push(FileEntry { id, file, name, folder, status: FileStatus::Working(None) });
+                }
             }
             Action::Progressed { id, progress } => {
-                if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
+                for entry in next.files.iter_mut().filter(|f| f.file == id) {
                     if let FileStatus::Working(_) = entry.status {
                         entry.status = FileStatus::Working(Some(progress));
                     }
@@ -386,45 +495,34 @@ impl Reducible for State {
             }
             Action::Finished { id, result } => {
                 let loaded = matches!(result, FileResult::Report(_) | FileResult::Trace(_) | FileResult::Spans(_));
-                let status = match result {
-                    FileResult::Spans(mut spans) if spans.runs.len() == 1 => {
-                        Some(FileStatus::Loaded(Run::Trace(Rc::new(spans.runs.remove(0)))))
+                let statuses = match result {
+                    FileResult::Spans(spans) if spans.runs.is_empty() => {
+                        vec![FileStatus::Failed("no runs: nothing was analysed".to_owned())]
                     }
-                    FileResult::Spans(spans) => Some(FileStatus::Failed(format!(
-                        "this span export holds {} conversations; open it with agentrisk batch",
-                        spans.runs.len()
-                    ))),
-                    FileResult::Report(loaded) => Some(FileStatus::Loaded(Run::Report(Rc::new(*loaded)))),
-                    FileResult::Trace(trace) => Some(FileStatus::Loaded(Run::Trace(Rc::new(*trace)))),
-                    FileResult::Batch(only) => Some(FileStatus::Batch(Rc::new(*only))),
-                    FileResult::Error { message } => Some(FileStatus::Failed(message)),
+                    FileResult::Spans(spans) => {
+                        spans.runs.into_iter().map(|run| FileStatus::Loaded(Run::Trace(Rc::new(run)))).collect()
+                    }
+                    FileResult::Report(loaded) => vec![FileStatus::Loaded(Run::Report(Rc::new(*loaded)))],
+                    FileResult::Trace(trace) => vec![FileStatus::Loaded(Run::Trace(Rc::new(*trace)))],
+                    FileResult::Batch(only) => vec![FileStatus::Batch(Rc::new(*only))],
+                    FileResult::Error { message } => vec![FileStatus::Failed(message)],
                     // A canary-set file is no run: it leaves the file list,
                     // and the What-if tab shows it (from the worker's `Canaries`).
-                    FileResult::CanarySet(_) => None,
+                    FileResult::CanarySet(_) => Vec::new(),
                 };
-                match status {
-                    None => next.files.retain(|f| f.id != id),
-                    Some(status) => {
-                        if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
-                            if loaded && next.pending_run.as_ref() == Some(&entry.name) {
-                                next.pending_run = None;
-                                next.selected = Some(id);
-                            }
-                            entry.status = status;
-                        }
-                    }
-                }
+                next.replace_rows(id, statuses, loaded);
             }
             Action::WorkerReady => next.worker_ready = true,
             Action::WorkerFailed { message, failed } => {
                 next.worker_ready = false;
-                for entry in next.files.iter_mut().filter(|f| failed.contains(&f.id)) {
-                    entry.status = FileStatus::Failed(message.clone());
+                for file in failed {
+                    next.replace_rows(file, vec![FileStatus::Failed(message.clone())], false);
                 }
             }
             Action::Select(id) => {
                 next.selected = Some(id);
                 next.tab = Tab::Runs;
+                next.export_problem = None;
             }
             Action::ShowTab(tab) => next.tab = tab,
             Action::SetBatch(settings) => next.batch = settings,
@@ -441,7 +539,7 @@ impl Reducible for State {
                 let view = *view;
                 next.tab = view.tab;
                 next.batch = view.batch;
-                next.pending_run = view.run;
+                next.pending_run = view.run.map(|run| (run, view.run_place));
                 next.src_prompt = !view.src.is_empty();
                 next.src = view.src;
                 next.finding_filters = view.filters;
@@ -465,7 +563,7 @@ impl Reducible for State {
                         None if by < 0 => runs.len() - 1,
                         None => 0,
                     };
-                    next.selected = Some(runs[index]);
+                    next.selected = runs.get(index).copied();
                     next.tab = Tab::Runs;
                 }
             }
@@ -487,11 +585,15 @@ impl Reducible for State {
             Action::Saving(Some(problem)) => next.saving = (!problem.is_empty()).then_some(Some(problem)),
             Action::CloseRun => next.selected = None,
             Action::Remove(id) => {
-                next.files.retain(|f| f.id != id);
-                if next.selected == Some(id) {
+                if let Some(file) = next.files.iter().find(|f| f.id == id).map(|f| f.file) {
+                    next.files.retain(|f| f.file != file);
+                }
+                if next.selected.is_some_and(|s| !next.files.iter().any(|f| f.id == s)) {
                     next.selected = None;
                 }
             }
+            Action::SpanMappingInForce(mapping) => next.span_mapping = mapping,
+            Action::TraceExported(problem) => next.export_problem = problem,
         }
         Rc::new(next)
     }

@@ -113,6 +113,7 @@ fn a_publication_is_checking_until_every_file_is_checked_and_names_what_was_modi
         settings: None,
         what_if: None,
         include_traces: false,
+        span_mapping: None,
         pack: true,
         expected: 2,
         not_published: Vec::new(),
@@ -136,4 +137,104 @@ fn a_publication_is_checking_until_every_file_is_checked_and_names_what_was_modi
     let unreadable = Publication { unverifiable: Some("manifest.json is not JSON".into()), ..publication };
     let state = state.reduce(Action::Published(Rc::new(unreadable)));
     assert_eq!(shown(&state), "unverifiable");
+}
+
+const TWO_SESSIONS: &[u8] = include_bytes!("fixtures/spans/lc_two_sessions.otlp.json");
+
+fn spans(mapping: agentrisk::model::SpanMapping) -> FileResult {
+    Analyser::new().with_generated_at("2026-12-02T12:00:00.000Z").with_span_mapping(mapping).analyse_file(
+        TWO_SESSIONS,
+        "two.otlp.json",
+        "",
+        &|_| {},
+    )
+}
+
+/// A span export with two conversations is two rows of one file: each row
+/// has its own id (selection, batch, compare), both name the worker's file;
+/// a new result of the file replaces its rows where they are, keeping their
+/// ids in order; removing either row removes the file.
+#[test]
+fn a_span_export_is_a_row_per_run_of_one_file() {
+    use agentrisk::model::SpanMapping;
+    let queued = |id: u32, name: &str| Queued { id, name: name.into(), folder: String::new() };
+    let state = Rc::new(State::default()).reduce(Action::Queued(vec![queued(1, "two.otlp.json"), queued(2, "b.json")]));
+    let progress = Progress { phase: Phase::Detecting, bytes: 6_000_000, percent: Some(10), mb_per_s: None };
+    let state = state.reduce(Action::Progressed { id: 1, progress });
+    assert_eq!(state.files[0].status, FileStatus::Working(Some(progress)));
+
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Structural) });
+    let rows = |state: &State| state.files.iter().map(|f| (f.id, f.file)).collect::<Vec<_>>();
+    assert_eq!(rows(&state), [(1, 1), (3, 1), (2, 2)], "the runs' rows stay where the file was");
+    let run_ids: Vec<String> = state
+        .files
+        .iter()
+        .filter_map(|f| match &f.status {
+            FileStatus::Loaded(run) => Some(run.report().run_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(run_ids.len(), 2);
+    assert!(run_ids.iter().all(|id| id.starts_with("two.otlp#")), "{run_ids:?}");
+    assert_eq!(state.files[1].label(), format!("two.otlp.json · {}", run_ids[1]));
+    let source = state.files[1].span_source().expect("a span run");
+    assert_eq!((source.format.label(), source.mapping), ("OTLP JSON", SpanMapping::Structural));
+    let (batch, _) = state.batch_rows();
+    assert_eq!(batch.iter().map(|r| r.row).collect::<Vec<_>>(), [Some(1), Some(3)]);
+    assert!(batch
+        .iter()
+        .all(|r| r.facts.file == "two.otlp.json" && r.facts.span_mapping == Some(SpanMapping::Structural)));
+
+    // The second run selected: analysed again (new settings), it stays selected.
+    let state = state.reduce(Action::Select(3));
+    assert_eq!((state.selected_place(), state.selected_run().map(|(f, _)| f.id)), (1, Some(3)));
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Structural) });
+    assert_eq!((rows(&state), state.selected), (vec![(1, 1), (3, 1), (2, 2)], Some(3)));
+    // The reference mapping makes the file one run: the second row goes, and its selection.
+    let state = state.reduce(Action::SpanMappingInForce(SpanMapping::Reference));
+    assert_eq!(state.span_mapping, SpanMapping::Reference);
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Reference) });
+    assert_eq!((rows(&state), state.selected), (vec![(1, 1), (2, 2)], None));
+    assert_eq!(state.files[0].label(), "two.otlp.json", "one run: the file's name");
+    // Back to two runs: the new run gets a new id, never a used one.
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Structural) });
+    assert_eq!(rows(&state), [(1, 1), (4, 1), (2, 2)]);
+
+    // A crash on the file leaves one error row; removing any row of a file removes all its rows.
+    let crashed =
+        state.clone().reduce(Action::WorkerFailed { message: "the analysis worker stopped".into(), failed: vec![1] });
+    assert_eq!(rows(&crashed), [(1, 1), (2, 2)]);
+    assert_eq!(crashed.files[0].status, FileStatus::Failed("the analysis worker stopped".into()));
+    let state = state.reduce(Action::Select(1)).reduce(Action::Remove(4));
+    assert_eq!((rows(&state), state.selected), (vec![(2, 2)], None));
+    // A result for a file removed meanwhile adds nothing.
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Structural) });
+    assert_eq!(rows(&state), [(2, 2)]);
+}
+
+/// A link names a span export's later run by the file and its place (never
+/// by the conversation id, which is read from the file): it is selected
+/// once the file loads.
+#[test]
+fn a_link_selects_a_span_exports_run_by_its_place() {
+    use agentrisk::model::SpanMapping;
+    use agentrisk_viewer::hash::from_hash;
+    let state = Rc::new(State::default()).reduce(Action::RestoreView(Box::new(from_hash("#run=two.otlp.json&nth=2"))));
+    assert_eq!(state.pending_run, Some(("two.otlp.json".to_owned(), 1)));
+    let state =
+        state.reduce(Action::Queued(vec![Queued { id: 7, name: "two.otlp.json".into(), folder: String::new() }]));
+    let state = state.reduce(Action::Finished { id: 7, result: spans(SpanMapping::Structural) });
+    let (entry, run) = state.selected_run().expect("the linked run is selected");
+    assert_eq!((entry.id, entry.file, state.selected_place(), state.pending_run.clone()), (2, 7, 1, None));
+    assert_eq!(Some(run.report().run_id.as_str()), entry.label().split(" · ").nth(1));
+}
+
+/// "Export as AgentLeak trace": a failure is shown in the run view until
+/// the next export or another run is picked.
+#[test]
+fn an_export_problem_shows_until_the_next_export_or_run() {
+    let state = Rc::new(State::default()).reduce(Action::TraceExported(Some("two.otlp.json: gone".into())));
+    assert_eq!(state.export_problem.as_deref(), Some("two.otlp.json: gone"));
+    assert_eq!(state.clone().reduce(Action::TraceExported(None)).export_problem, None);
+    assert_eq!(state.reduce(Action::Select(1)).export_problem, None);
 }

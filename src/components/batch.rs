@@ -14,7 +14,7 @@ use agentrisk::batch::table::{
     RUN_HEADER,
 };
 use agentrisk::batch::{
-    channel_level_leaks, group_key, summarize, BatchSummary, GroupBy, RunFacts, RunResult, Scorecard,
+    channel_level_leaks, group_key, summarize, BatchSummary, GroupBy, RunFacts, RunResult, RunSource, Scorecard,
 };
 use agentrisk::config::WhatIf;
 use agentrisk::stats::IntervalMethod;
@@ -439,7 +439,7 @@ fn channel_run_heatmap(rows: &[&BatchRow], on_open: &Callback<u32>) -> Html {
         .collect();
     let names: Vec<String> =
         rows.iter().enumerate().map(|(i, r)| format!("Run #{} {} ({})", i + 1, r.facts.run_id, r.facts.file)).collect();
-    let targets: Vec<Option<u32>> = rows.iter().map(|r| r.file_id).collect();
+    let targets: Vec<Option<u32>> = rows.iter().map(|r| r.row).collect();
     let on_cell = {
         let on_open = on_open.clone();
         Callback::from(move |column: usize| {
@@ -552,13 +552,18 @@ fn forest(s: &BatchSummary, threshold: f64) -> Html {
     }
 }
 
-/// Removes the run's file; a scorecard's rows are removed with their
-/// scorecard, in the Runs tab.
+/// Removes the run's file (a span export with all its runs); a
+/// scorecard's rows are removed with their scorecard, in the Runs tab.
 fn remove_button(row: &BatchRow, on_remove: &Callback<u32>) -> Html {
-    match row.file_id {
+    match row.row {
         Some(id) => {
             let onclick = on_remove.reform(move |_: MouseEvent| id);
-            let label = format!("Remove {} from the batch", row.facts.file);
+            let spans = row.facts.source == RunSource::Trace && row.facts.span_mapping.is_some();
+            let label = if spans {
+                format!("Remove {} from the batch: the span export, with all its runs", row.facts.file)
+            } else {
+                format!("Remove {} from the batch", row.facts.file)
+            };
             html! { <button type="button" class="icon-button" aria-label={label.clone()} title={label} {onclick}>{ "×" }</button> }
         }
         None => html! {},
@@ -670,7 +675,7 @@ mod tests {
             "channel_ri": {}, "channel_leaks": {}, "event_channels": null,
         });
         match serde_json::from_value(facts) {
-            Ok(facts) => BatchRow { file_id: None, facts },
+            Ok(facts) => BatchRow { row: None, facts },
             Err(e) => panic!("test facts for {run_id}: {e}"),
         }
     }

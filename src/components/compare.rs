@@ -19,13 +19,13 @@ pub struct CompareProps {
     pub settings: BatchSettings,
 }
 
-/// What can be picked: `run:<file id>` or `group:<key>`.
+/// What can be picked: `run:<row id>` or `group:<key>`.
 fn options(props: &CompareProps, groups: &[String]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = props
         .files
         .iter()
         .filter(|f| matches!(f.status, FileStatus::Loaded(_)))
-        .map(|f| (format!("run:{}", f.id), format!("run {}", f.name)))
+        .map(|f| (format!("run:{}", f.id), format!("run {}", f.label())))
         .collect();
     out.extend(groups.iter().map(|g| (format!("group:{g}"), format!("group {g}"))));
     out
@@ -59,7 +59,7 @@ pub fn compare_view(props: &CompareProps) -> Html {
     let run_of = |choice: &str| {
         let id: u32 = choice.strip_prefix("run:")?.parse().ok()?;
         props.files.iter().find(|f| f.id == id).and_then(|f| match &f.status {
-            FileStatus::Loaded(run) => Some((f.name.clone(), run.clone())),
+            FileStatus::Loaded(run) => Some((f.label(), run.clone())),
             _ => None,
         })
     };

@@ -19,6 +19,7 @@ pub mod run_detail;
 pub mod run_table;
 pub mod scoring;
 pub mod small_file;
+pub mod span_mapping;
 pub mod text;
 
 /// A Risk Index as the viewer prints it: four decimals, like the report.

@@ -58,6 +58,14 @@ fn route(message: FromWorker, dispatch: &Callback<Action>) {
             Action::Saving(Some(String::new()))
         }
         FromWorker::PackFailed { message } => Action::Saving(Some(format!("Cannot save as one file: {message}"))),
+        FromWorker::SpanMapping { mapping } => Action::SpanMappingInForce(mapping),
+        FromWorker::Exported { name, json } => {
+            download::download(&name, "application/json", &json);
+            Action::TraceExported(None)
+        }
+        FromWorker::ExportFailed { message } => {
+            Action::TraceExported(Some(format!("Cannot export as an AgentLeak trace: {message}")))
+        }
         // The bridge handles a crash itself and calls `on_crash`, and puts
         // a result's parts back before its `Done`.
         FromWorker::Crashed { .. } | FromWorker::Part { .. } => return,

@@ -15,7 +15,7 @@ mod tabs;
 
 use crate::components::{
     batch::BatchView, canaries::CanaryPanel, compare::CompareView, provenance::Provenance, run_detail::RunDetail,
-    run_table::RunTable, scoring::ScoringPanel,
+    run_table::RunTable, scoring::ScoringPanel, span_mapping::SpanMappingPanel,
 };
 use crate::hooks::dispatch;
 use crate::hooks::embedding::use_embedding;
@@ -26,7 +26,7 @@ use crate::hooks::publication::{save_as_one_file, use_open_publication};
 use crate::hooks::shortcuts::use_keyboard_shortcuts;
 use crate::hooks::worker::{to_worker, use_worker_bridge, Worker};
 use crate::publication;
-use crate::state::{Action, State, Tab};
+use crate::state::{Action, FileEntry, State, Tab};
 use crate::theme;
 use agentrisk::config::WhatIf;
 use banners::{SrcPrompt, WhatIfBanner};
@@ -73,18 +73,19 @@ pub fn app() -> Html {
         })
     };
     let batch_runs = batch.0.len();
-    // Scorecard rows (no run view of their own, `file_id` none) are summaries.
-    let scorecard_runs = batch.0.iter().filter(|row| row.file_id.is_none()).count();
+    // Scorecard rows (no run view of their own, `row` none) are summaries.
+    let scorecard_runs = batch.0.iter().filter(|row| row.row.is_none()).count();
     let (print_header, print_margins) = print::print_header(&state, batch_runs);
     use_print_margins(print_margins);
 
     let on_save = save_as_one_file(&worker, &dispatch, &state.whatif, state.publication.clone());
     let on_select = dispatch.reform(Action::Select);
-    let on_remove = remove_file(&worker, &dispatch);
+    let on_remove = remove_file(&worker, &dispatch, &state.files);
     let on_import = to_worker(&worker, |bridge, (name, bytes): (String, Vec<u8>)| bridge.read_settings(&name, bytes));
     let on_pick_canaries =
         to_worker(&worker, |bridge, (name, bytes): (String, Vec<u8>)| bridge.read_canaries(&name, bytes));
     let on_clear_canaries = to_worker(&worker, |bridge, ()| bridge.clear_canaries());
+    let on_span_mapping = to_worker(&worker, |bridge, mapping| bridge.send_span_mapping(mapping));
 
     html! {
         <DropZone worker_ready={state.worker_ready} on_add={add.clone()}>
@@ -108,9 +109,11 @@ pub fn app() -> Html {
                     if state.tab == Tab::Runs {
                         <RunTable files={state.files.clone()} selected={state.selected} on_select={on_select.clone()} on_remove={on_remove.clone()} />
                         if let Some((entry, run)) = state.selected_run() {
-                            // Keyed by file, so a newly shown run starts with no event highlighted.
-                            <RunDetail key={entry.id} file_name={entry.name.clone()} run={run.clone()} on_close={dispatch.reform(|()| Action::CloseRun)}
-                                whatif={state.whatif.clone()} filters={state.finding_filters.clone()} on_filters={dispatch.reform(Action::SetFindingFilters)} />
+                            // Keyed by row and run, so a newly shown run starts with no event highlighted.
+                            <RunDetail key={format!("{}:{}", entry.id, run.report().run_id)} file_name={entry.name.clone()} run={run.clone()}
+                                on_close={dispatch.reform(|()| Action::CloseRun)}
+                                whatif={state.whatif.clone()} filters={state.finding_filters.clone()} on_filters={dispatch.reform(Action::SetFindingFilters)}
+                                on_export_trace={export_trace(&worker, entry.file, &run.report().run_id)} export_problem={state.export_problem.clone()} />
                         }
                     } else if state.tab == Tab::Batch {
                         <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} on_settings={dispatch.reform(Action::SetBatch)}
@@ -120,6 +123,7 @@ pub fn app() -> Html {
                     } else {
                         <ScoringPanel applied={state.whatif.clone()} rejected={state.whatif_rejected.clone()} {on_apply} {on_import} />
                         <CanaryPanel in_force={state.canaries.clone()} problem={state.canaries_problem.clone()} on_pick={on_pick_canaries} on_clear={on_clear_canaries} />
+                        <SpanMappingPanel in_force={state.span_mapping} on_pick={on_span_mapping} />
                     }
                 }
             </main>
@@ -142,12 +146,23 @@ fn apply_what_if(worker: &Worker, dispatch: &Callback<Action>) -> Callback<WhatI
     })
 }
 
-/// A file removed: the worker forgets it, and its row goes.
-fn remove_file(worker: &Worker, dispatch: &Callback<Action>) -> Callback<u32> {
-    let forget = to_worker(worker, |bridge, id| bridge.forget(id));
+/// A row removed: the worker forgets its file, and the file's rows go
+/// (every run of a span export).
+fn remove_file(worker: &Worker, dispatch: &Callback<Action>, rows: &[FileEntry]) -> Callback<u32> {
+    let forget = to_worker(worker, |bridge, file| bridge.forget(file));
+    let files: Vec<(u32, u32)> = rows.iter().map(|row| (row.id, row.file)).collect();
     let dispatch = dispatch.clone();
-    Callback::from(move |id| {
-        forget.emit(id);
-        dispatch.emit(Action::Remove(id));
+    Callback::from(move |row| {
+        if let Some((_, file)) = files.iter().find(|(id, _)| *id == row) {
+            forget.emit(*file);
+        }
+        dispatch.emit(Action::Remove(row));
     })
+}
+
+/// "Export as AgentLeak trace" of run `run_id` of file `file`: the worker
+/// converts it and the page saves it.
+fn export_trace(worker: &Worker, file: u32, run_id: &str) -> Callback<()> {
+    let run_id = run_id.to_owned();
+    to_worker(worker, move |bridge, ()| bridge.export_trace(file, &run_id))
 }
