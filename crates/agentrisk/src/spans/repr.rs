@@ -75,8 +75,7 @@ fn push_repr(out: &mut String, value: &PyValue) {
 fn push_str_repr(out: &mut String, s: &str) {
     let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     out.push(quote);
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
+    for c in s.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
             '\t' => out.push_str("\\t"),

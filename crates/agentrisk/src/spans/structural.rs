@@ -345,11 +345,9 @@ impl<'a> Conversation<'a> {
                             continue;
                         }
                         match message.role.as_str() {
-                            "user" | "human" => {
-                                if !seen_user.iter().any(|s| s.contains(&text)) {
-                                    seen_user.push(text.clone());
-                                    push(start, Channel::UserInput, text, "user", &agent);
-                                }
+                            "user" | "human" if !seen_user.iter().any(|s| s.contains(&text)) => {
+                                seen_user.push(text.clone());
+                                push(start, Channel::UserInput, text, "user", &agent);
                             }
                             "tool" | "function" => {
                                 let traced = message.call_id.as_ref().is_some_and(|id| tool_ids.contains(id))

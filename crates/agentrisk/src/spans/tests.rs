@@ -4,9 +4,12 @@
 use super::*;
 use crate::model::Channel;
 
-/// An OTLP/JSON request of `spans`, each `(span id, parent id, start,
-/// end, name, attributes as (key, string value))`, in one trace.
-fn otlp(spans: &[(&str, &str, u64, u64, &str, &[(&str, &str)])]) -> Vec<u8> {
+/// A span of [`otlp`]: `(span id, parent id, start, end, name, attributes
+/// as (key, string value))`.
+type SpanSpec<'a> = (&'a str, &'a str, u64, u64, &'a str, &'a [(&'a str, &'a str)]);
+
+/// An OTLP/JSON request of `spans`, in one trace.
+fn otlp(spans: &[SpanSpec<'_>]) -> Vec<u8> {
     let spans: Vec<serde_json::Value> = spans
         .iter()
         .map(|(id, parent, start, end, name, attrs)| {

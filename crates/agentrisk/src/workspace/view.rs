@@ -231,6 +231,23 @@ impl Masks {
     }
 }
 
+impl SpanRef {
+    /// The span an event was made from, when its metadata names one (a
+    /// span export's events do; an AgentLeak trace's do not).
+    fn of(event: &crate::trace::Event) -> Option<SpanRef> {
+        let text = |key: &str| event.meta(key).and_then(crate::trace::PyValue::as_str).unwrap_or_default().to_owned();
+        let span = SpanRef {
+            name: text("span_name"),
+            kind: text("span_kind"),
+            span_id: text("span_id"),
+            trace_id: text("trace_id"),
+        };
+        let from_spans =
+            event.meta("span_id").is_some() || event.meta("origin").and_then(|v| v.as_str()) == Some("otel");
+        from_spans.then_some(span)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,22 +292,5 @@ mod tests {
         assert_eq!(shown.chars().count(), TEXT_LIMIT);
         assert!(shown.ends_with("SE*"), "{shown}");
         assert!(!shown.contains("SEC"));
-    }
-}
-
-impl SpanRef {
-    /// The span an event was made from, when its metadata names one (a
-    /// span export's events do; an AgentLeak trace's do not).
-    fn of(event: &crate::trace::Event) -> Option<SpanRef> {
-        let text = |key: &str| event.meta(key).and_then(crate::trace::PyValue::as_str).unwrap_or_default().to_owned();
-        let span = SpanRef {
-            name: text("span_name"),
-            kind: text("span_kind"),
-            span_id: text("span_id"),
-            trace_id: text("trace_id"),
-        };
-        let from_spans =
-            event.meta("span_id").is_some() || event.meta("origin").and_then(|v| v.as_str()) == Some("otel");
-        from_spans.then_some(span)
     }
 }
