@@ -3,14 +3,14 @@
 //! exporter) and JSON lists of span dicts (OpenInference, Phoenix, the OTel
 //! SDK's `ReadableSpan.to_json()`), told apart by content ([`sniff`]).
 //!
-//! Reading ([`read`]) turns a file into [`Span`]s, in file order. Two
+//! Reading ([`read_spans`]) turns a file into [`Span`]s, in file order. Two
 //! mappings turn spans into traces:
 //!
 //! * [`SpanMapping::Structural`] (the default, [`structural`]): one trace per
 //!   conversation, channels chosen from the span tree, the time order and
 //!   each span's role — what the agent really disclosed, and to whom
 //!   (`docs/spans.md` has the rules).
-//! * [`SpanMapping::Reference`] ([`reference`]): exactly what the reference's
+//! * [`SpanMapping::Reference`] ([`mod@reference`]): exactly what the reference's
 //!   `trace_from_spans` makes of the file, quirks included, for parity.
 
 mod read;
