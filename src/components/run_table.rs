@@ -5,6 +5,7 @@ use crate::components::{format_ri, verdict_class};
 use crate::state::{FileEntry, FileStatus, Run};
 use agentrisk::batch::table::to_csv;
 use agentrisk::model::SpanSource;
+use std::collections::HashMap;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -34,6 +35,11 @@ pub fn run_table(props: &RunTableProps) -> Html {
     let loaded = props.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).count();
     let failed = props.files.iter().filter(|f| matches!(f.status, FileStatus::Failed(_))).count();
     let csv = runs_csv(&props.files);
+    // A span export's runs are rows of one file.
+    let mut runs_per_file: HashMap<u32, usize> = HashMap::new();
+    for entry in &props.files {
+        *runs_per_file.entry(entry.file).or_default() += 1;
+    }
     let save_csv = Callback::from(move |_: MouseEvent| download("agentrisk-run-table.csv", "text/csv", &csv));
     html! {
         <section class="runs" aria-labelledby="runs-title">
@@ -60,7 +66,7 @@ pub fn run_table(props: &RunTableProps) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for props.files.iter().map(|entry| row(entry, props)) }
+                        { for props.files.iter().map(|entry| row(entry, runs_per_file.get(&entry.file).copied().unwrap_or(1), props)) }
                     </tbody>
                 </table>
             </div>
@@ -148,7 +154,9 @@ pub fn no_events_badge() -> Html {
     }
 }
 
-fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
+/// A row; `runs_of_file` rows show its file (more than one for a span
+/// export's runs, which are removed together).
+fn row(entry: &FileEntry, runs_of_file: usize, props: &RunTableProps) -> Html {
     let id = entry.id;
     let on_remove = {
         let on_remove = props.on_remove.clone();
@@ -157,8 +165,6 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             on_remove.emit(id);
         })
     };
-    // A span export's runs are one file: removing one row removes them all.
-    let runs_of_file = props.files.iter().filter(|f| f.file == entry.file).count();
     let (label, title) = if runs_of_file > 1 {
         (
             format!("Remove {} (all {runs_of_file} of its runs)", entry.label()),
