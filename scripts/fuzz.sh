@@ -9,14 +9,14 @@
 #
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
 #
-# Targets: trace_pipeline trace_text report_rescore config_yaml batch_file.
+# Targets: trace_pipeline trace_text report_rescore config_yaml batch_file span_file.
 # FUZZ_SANITIZER=address turns AddressSanitizer on (off by default: the core
 # has no unsafe code, and the sanitizer halves the executions per second).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 
-ALL_TARGETS=(trace_pipeline trace_text report_rescore config_yaml batch_file)
+ALL_TARGETS=(trace_pipeline trace_text report_rescore config_yaml batch_file span_file)
 SECONDS_EACH=60
 if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
   SECONDS_EACH=$1
@@ -33,7 +33,7 @@ done
 # enough that an execution takes milliseconds, not seconds.
 max_len() {
   case $1 in
-    trace_pipeline | batch_file) echo 262144 ;;
+    trace_pipeline | batch_file | span_file) echo 262144 ;;
     report_rescore) echo 131072 ;;
     trace_text) echo 65536 ;;
     config_yaml) echo 16384 ;;
@@ -137,6 +137,7 @@ REPORTS=("$CASES"/*/report*.json www/samples/*.report.json)
 for t in "${TARGETS[@]}"; do
   case $t in
     trace_pipeline) seed "$t" "${TRACES[@]}" "$INLINE/redteam_trace.json" "$INLINE/deep_metadata.json" ;;
+    span_file) seed "$t" tests/fixtures/spans/*.json tests/fixtures/spans/*.jsonl ;;
     trace_text) seed "$t" "$INLINE"/texts*.bin "$INLINE/long_token.bin" www/samples/traces/*.json ;;
     report_rescore) seed "$t" "${REPORTS[@]}" ;;
     config_yaml) seed "$t" tests/fixtures/conformance/configs/*.yaml "$INLINE/huge_vault.yaml" ;;

@@ -6,7 +6,7 @@
 // the process. Run after `bash scripts/package.sh` and a CLI build.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { installed, root } from "./package.mjs";
@@ -299,4 +299,35 @@ test("wilson gives R's prop.test intervals", () => {
 test("version is the crate's", () => {
   const cargo = readFileSync(join(root, "crates/agentrisk-wasm/Cargo.toml"), "utf8");
   assert.equal(agentrisk.version, /^version = "(.*)"/m.exec(cargo)[1]);
+});
+
+test("span exports: analyzeRuns gives a report per conversation as the CLI does; the reference mapping gives the reference's report", () => {
+  const spans = join(root, "tests/fixtures/spans");
+  const file = join(spans, "lc_two_sessions.otlp.jsonl");
+  const options = { name: "lc_two_sessions.otlp.jsonl", generatedAt: "2026-12-07T00:00:00+00:00" };
+  const reports = agentrisk.analyzeRuns(readFileSync(file), options);
+  assert.deepEqual(
+    reports.map((r) => [r.run_id, r.privacy_score, r.verdict, r.span_source.mapping, r.span_source.conversation]),
+    [
+      ["lc_two_sessions.otlp#s-1", 100, "Pass", "structural", "s-1"],
+      ["lc_two_sessions.otlp#s-2", 0, "Fail", "structural", "s-2"],
+    ],
+  );
+  // Exit 1: the second conversation's gate blocks.
+  const run = spawnSync(cli(), ["run", "-t", file, "-o", "-", "-q"], { encoding: "utf8" });
+  assert.equal(run.status, 1, run.stderr);
+  const lines = run.stdout;
+  const fromCli = JSON.parse(`[${lines.trim().replace(/\n}\n{/g, "\n},\n{")}]`);
+  assert.deepEqual(
+    fromCli.map((r) => [r.run_id, r.risk_index, r.findings.length]),
+    reports.map((r) => [r.run_id, r.risk_index, r.findings.length]),
+  );
+  // One report was asked for, and the file holds two conversations.
+  assert.throws(() => agentrisk.analyzeTrace(readFileSync(file), options), (e) => /2 conversations/.test(e.what));
+  const theirs = JSON.parse(readFileSync(join(spans, "reference/lc_two_sessions.otlp.jsonl.report.json"), "utf8"));
+  const ours = agentrisk.analyzeTrace(readFileSync(file), { ...options, spanMapping: "reference", generatedAt: theirs.generated_at });
+  assert.equal(ours.span_source.mapping, "reference");
+  delete ours.span_source;
+  assert.deepEqual(normalize(ours), normalize(theirs));
+  assert.throws(() => agentrisk.analyzeTrace(readFileSync(file), { spanMapping: "nested" }), (e) => e instanceof Error);
 });

@@ -83,6 +83,31 @@ function utf16(text, { bom, bigEndian }) {
 
 const SMALL_TRACE = JSON.stringify({ run_id: 'small', events: [leakEvent(LEAK)] });
 
+/** An OTLP/JSON request of `spans` (each `[name, kind, {key: string value}]`), one trace, parents first. */
+const otlp = (spans) =>
+  json({
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: spans.map(([name, kind, attrs], i) => ({
+              traceId: '0af7651916cd43dd8448eb211c80319c',
+              spanId: String(i + 1).padStart(16, '0'),
+              parentSpanId: i === 0 ? '' : '0000000000000001',
+              name,
+              startTimeUnixNano: String(1_000 + i),
+              endTimeUnixNano: String(2_000 - i),
+              attributes: Object.entries({ 'openinference.span.kind': kind, ...attrs }).map(([key, v]) => ({
+                key,
+                value: { stringValue: v },
+              })),
+            })),
+          },
+        ],
+      },
+    ],
+  });
+
 export const cases = [
   // ---- invalid JSON -------------------------------------------------------
   {
@@ -580,6 +605,88 @@ export const cases = [
     kind: 'report',
     bytes: () => utf8(`{"report": "agentleak", "version": 2, "metadata": ${nested(100_000, '[', '1', ']')}}`),
     expect: { valid: false, where: 'line 1, column 177', what: 'recursion limit exceeded' },
+  },
+  // ---- OpenTelemetry span exports ------------------------------------------
+  {
+    name: 'binary OTLP (protobuf)',
+    file: 'spans.otlp.pb',
+    kind: 'trace',
+    bytes: () => Buffer.from([0x0a, 0x8f, 0x02, 0x0a, 0x12, 0x00, 0x01, 0x0a, 0x0c, 0x73, 0x65, 0x72, 0x76, 0x69, 0x63, 0x65]),
+    expect: { valid: false, where: 'binary OTLP', what: 'export OTLP JSON instead' },
+  },
+  {
+    name: 'an OTLP export with no spans',
+    file: 'spans-none.otlp.json',
+    kind: 'trace',
+    bytes: () => json({ resourceSpans: [{ scopeSpans: [{ scope: { name: 'x' }, spans: [] }] }] }),
+    expect: { valid: false, where: 'no spans', what: 'nothing was analysed' },
+  },
+  {
+    name: 'resourceSpans is not a list',
+    file: 'spans-resource-string.otlp.json',
+    kind: 'trace',
+    bytes: () => json({ resourceSpans: 'all of them' }),
+    expect: { valid: false, where: 'resourceSpans', what: 'expected a list, found a string' },
+  },
+  {
+    name: 'a span list with a number for a span',
+    file: 'spans-number.spans.json',
+    kind: 'trace',
+    bytes: () => json([{ name: 'a', context: { trace_id: '0x1', span_id: '0x2' }, attributes: {} }, 5]),
+    expect: { valid: false, where: 'span 1', what: 'expected an object, found a number' },
+  },
+  {
+    name: 'OTLP JSON Lines with a broken second line',
+    file: 'spans-broken.otlp.jsonl',
+    kind: 'trace',
+    bytes: () => utf8(`${otlp([['agent', 'CHAIN', { 'input.value': 'hi' }]]).toString()}\n{"resourceSpans": [}\n`),
+    expect: { valid: false, where: 'line 2, column 20', what: 'invalid JSON' },
+  },
+  {
+    name: 'a span attribute nested 100 000 levels deep',
+    file: 'spans-deep.otlp.json',
+    kind: 'trace',
+    bytes: () =>
+      utf8(`{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x", "attributes": [{"key": "input.value", "value": ${nested(100_000, '{"arrayValue": {"values": [', '{"stringValue": "x"}', ']}}')}}]}]}]}]}`),
+    expect: { valid: false, where: 'line 1, column', what: 'levels deep' },
+  },
+  {
+    name: 'an agent run as OTLP JSON: the SSN in the tool arguments is found on tool_call',
+    file: 'spans-leak.otlp.json',
+    kind: 'trace',
+    bytes: () =>
+      otlp([
+        ['agent', 'CHAIN', { 'input.value': 'Find my record', 'output.value': 'Done.' }],
+        ['lookup', 'TOOL', { 'tool.name': 'lookup', 'tool.parameters': '{"type": "object"}', 'input.value': '{"ssn": "123-45-6789"}' }],
+      ]),
+    expect: {
+      valid: true,
+      check: all(events(3), (r) =>
+        r.findings.some((f) => f.channel === 'tool_call' && f.data_type === 'ssn') && r.span_source?.mapping === 'structural'
+          ? null
+          : `no ssn finding on tool_call from the structural mapping: ${JSON.stringify(r.findings.map((f) => [f.channel, f.data_type]))}`),
+    },
+  },
+  {
+    name: 'a trace with no events: the Pass the reference gives, and a warning',
+    file: 'no-events.json',
+    kind: 'trace',
+    bytes: () => json({ run_id: 'empty', events: [] }),
+    expect: { valid: true, check: all(events(0), (r) => (r.verdict === 'Pass' ? null : `verdict ${r.verdict}`)) },
+  },
+  {
+    name: '60 000 spans as OTLP JSON Lines (about 34 MB)',
+    file: 'spans-many.otlp.jsonl',
+    kind: 'trace',
+    huge: true,
+    bytes: () => {
+      const line = (i) =>
+        `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "${String(i + 2).padStart(16, '0')}", "parentSpanId": "0000000000000001", "name": "lookup", "startTimeUnixNano": "${1000 + i}", "endTimeUnixNano": "${1001 + i}", "attributes": [{"key": "openinference.span.kind", "value": {"stringValue": "TOOL"}}, {"key": "tool.name", "value": {"stringValue": "lookup"}}, {"key": "input.value", "value": {"stringValue": "{\\"customer\\": ${i}, \\"email\\": \\"user${i % 1000}@example.com\\"}"}}, {"key": "output.value", "value": {"stringValue": "record ${i} found"}}]}]}]}]}`;
+      const lines = [otlp([['agent', 'CHAIN', { 'input.value': 'go', 'output.value': 'Done.' }]]).toString()];
+      for (let i = 0; i < 60_000; i++) lines.push(line(i));
+      return utf8(lines.join('\n') + '\n');
+    },
+    expect: { valid: true, check: all(events(120_002), finding('email')) },
   },
 ];
 

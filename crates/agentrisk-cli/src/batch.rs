@@ -156,6 +156,18 @@ pub fn run(args: &BatchArgs) -> ExitCode {
                 if skipped == 0 { String::new() } else { format!("; {skipped} skipped") },
                 method.describe()
             );
+            let from_spans = batch.runs.iter().filter(|r| r.span_mapping.is_some()).count();
+            if from_spans > 0 {
+                let mapping = agentrisk::spans::SpanMapping::from(args.span_mapping).as_str();
+                text.push_str(&format!("{from_spans} runs made from span exports ({mapping} mapping)\n"));
+            }
+            let empty = batch.runs.iter().filter(|r| r.no_events).count();
+            if empty > 0 {
+                text.push_str(&format!("{empty} runs had no events: nothing was analysed in them\n"));
+            }
+            if from_spans + empty > 0 {
+                text.push('\n');
+            }
             let rows: Vec<[String; 7]> = rate_rows(&summary).iter().map(rate_cells).collect();
             text.push_str(&to_text(&rate_header(&method), &rows));
             if let Some(rt) = &summary.redteam {

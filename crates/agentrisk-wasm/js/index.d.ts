@@ -49,6 +49,11 @@ export type AnalyzeOptions = {
    * `generated_at` (default: now, as Python's `isoformat()` writes it).
    */
   generatedAt?: string;
+  /**
+   * How an OpenTelemetry span export becomes runs (as `--span-mapping`;
+   * default `structural`).
+   */
+  spanMapping?: SpanMapping;
 };
 
 export type Report = {
@@ -88,6 +93,11 @@ export type Report = {
    * red-team harness may add (read by `batch`, never written by us).
    */
   metadata?: { [key in string]: JsonValue } | null;
+  /**
+   * Not written by the reference: for a run made from OpenTelemetry
+   * spans, the export's shape and the mapping that made its events.
+   */
+  span_source?: SpanSource | null;
 };
 
 /**
@@ -177,6 +187,10 @@ export type BatchOptions = {
    * Leave unreadable files out (as the CLI does) instead of throwing.
    */
   skipUnreadable?: boolean;
+  /**
+   * How OpenTelemetry span exports become runs (default `structural`).
+   */
+  spanMapping?: SpanMapping;
 };
 
 /**
@@ -707,6 +721,38 @@ export type RunElr = {
   total: number;
 };
 
+/**
+ * The shape of a span export.
+ */
+export type SpanFormat = "otlp_json" | "otlp_json_lines" | "span_list" | "protobuf";
+
+/**
+ * How spans become trace events.
+ */
+export type SpanMapping = "structural" | "reference";
+
+/**
+ * What a run made from spans says about where it came from; the report
+ * carries it (`span_source`), so every shell can say which mapping made
+ * the numbers.
+ */
+export type SpanSource = {
+  /**
+   * The export's shape: `otlp_json`, `otlp_json_lines` or `span_list`.
+   */
+  format: SpanFormat;
+  mapping: SpanMapping;
+  /**
+   * The spans this run was made from.
+   */
+  spans: number;
+  /**
+   * The conversation (session id, or the first 8 digits of the trace
+   * id) when the file holds several; `None` when it is the whole file.
+   */
+  conversation?: string | null;
+};
+
 export type Summary = {
   total_findings: number;
   detected_total: number;
@@ -755,6 +801,8 @@ export function initialize(
 ): Promise<void>;
 /** The report `agentrisk run -o - -f json` writes for this trace. */
 export function analyzeTrace(input: FileData, options?: AnalyzeOptions): Report;
+/** Every run of a file: one report for an AgentLeak trace, one per conversation for an OpenTelemetry span export. */
+export function analyzeRuns(input: FileData, options?: AnalyzeOptions): Report[];
 /** analyzeTrace as unindented JSON text. */
 export function analyzeTraceJson(input: FileData, options?: AnalyzeOptions): string;
 /** A stored report re-scored, as `agentrisk score --json` prints it, with its mismatches. */

@@ -68,6 +68,11 @@ export function analyzeTrace(input, options) {
   return loadedCore("analyzeTrace").analyzeTrace(input, options);
 }
 
+/** Every run of a file: one report for an AgentLeak trace, one per conversation for an OpenTelemetry span export. */
+export function analyzeRuns(input, options) {
+  return loadedCore("analyzeRuns").analyzeRuns(input, options);
+}
+
 /** analyzeTrace as JSON text (unindented). */
 export function analyzeTraceJson(input, options) {
   return loadedCore("analyzeTraceJson").analyzeTraceJson(input, options);

@@ -45,6 +45,9 @@ struct AnalyzeOptions {
     name: Option<String>,
     /// `generated_at` (default: now, as Python's `isoformat()` writes it).
     generated_at: Option<String>,
+    /// How an OpenTelemetry span export becomes runs (as `--span-mapping`;
+    /// default `structural`).
+    span_mapping: Option<agentrisk::spans::SpanMapping>,
 }
 
 /// Canary values given as an option, as the set in force (named as the
@@ -69,16 +72,36 @@ pub fn analyze_trace_json(input: JsValue, options: JsValue) -> Result<String, Js
 }
 
 fn report_of(input: &JsValue, options: JsValue) -> Result<agentrisk::model::Report, JsValue> {
+    let (analyser, name, bytes) = analysis_of(input, options)?;
+    analyser.trace_report(Named { name: &name, bytes: &bytes }).map_err(|e| js_error(&e))
+}
+
+/// Every run of a file, as `agentrisk run` writes them: one report for an
+/// AgentLeak trace, one per conversation for an OpenTelemetry span export
+/// (each report's `span_source` says how it was made).
+#[wasm_bindgen(js_name = analyzeRuns)]
+pub fn analyze_runs(input: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let (analyser, name, bytes) = analysis_of(&input, options)?;
+    let runs = analyser
+        .analyse_runs(&name, bytes.into(), None, agentrisk::analyser::Keep::ReportOnly)
+        .map_err(|e| js_error(&e))?;
+    let reports: Vec<agentrisk::model::Report> = runs.into_iter().map(|run| run.report).collect();
+    to_js(&reports)
+}
+
+/// The analyser, the file's name and its bytes of `analyzeTrace`'s arguments.
+fn analysis_of(input: &JsValue, options: JsValue) -> Result<(Analyser, String, Vec<u8>), JsValue> {
     let options: AnalyzeOptions =
-        options_of(options, &["config", "configName", "canaries", "failUnder", "name", "generatedAt"])?;
-    let name = options.name.as_deref().unwrap_or("trace");
-    let bytes = bytes_of(input, name)?;
+        options_of(options, &["config", "configName", "canaries", "failUnder", "name", "generatedAt", "spanMapping"])?;
+    let name = options.name.unwrap_or_else(|| "trace".to_owned());
+    let bytes = bytes_of(input, &name)?;
     let analyser = Analyser::new()
         .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
         .with_canaries(options.canaries.map(canary_setting))
         .with_gate(GateOverrides { fail_below: options.fail_under, block_on_critical: None })
+        .with_span_mapping(options.span_mapping.unwrap_or_default())
         .with_generated_at(options.generated_at.unwrap_or_else(now_isoformat));
-    analyser.trace_report(Named { name, bytes: &bytes }).map_err(|e| js_error(&e))
+    Ok((analyser, name, bytes))
 }
 
 /// The options of `rescoreReport`.
@@ -157,6 +180,8 @@ struct BatchOptionsIn {
     /// Leave unreadable files out (as the CLI does) instead of throwing.
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     skip_unreadable: bool,
+    /// How OpenTelemetry span exports become runs (default `structural`).
+    span_mapping: Option<agentrisk::spans::SpanMapping>,
 }
 
 impl Default for BatchOptionsIn {
@@ -169,6 +194,7 @@ impl Default for BatchOptionsIn {
             config_name: None,
             canaries: None,
             skip_unreadable: false,
+            span_mapping: None,
         }
     }
 }
@@ -181,13 +207,23 @@ impl Default for BatchOptionsIn {
 pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let options: BatchOptionsIn = options_of(
         options,
-        &["confidence", "continuityCorrection", "groupBy", "config", "configName", "canaries", "skipUnreadable"],
+        &[
+            "confidence",
+            "continuityCorrection",
+            "groupBy",
+            "config",
+            "configName",
+            "canaries",
+            "skipUnreadable",
+            "spanMapping",
+        ],
     )?;
     let method = interval_method(options.confidence, options.continuity_correction).map_err(|e| js_error(&e))?;
     let group_by = options.group_by.as_deref().map(group_by_from_name).transpose().map_err(|e| js_error(&e))?;
     let analyser = Analyser::new()
         .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
-        .with_canaries(options.canaries.map(canary_setting));
+        .with_canaries(options.canaries.map(canary_setting))
+        .with_span_mapping(options.span_mapping.unwrap_or_default());
     let list = files
         .dyn_into::<Array>()
         .map_err(|_| js_error(&fixed_error("files", "", "expected an array of { name, data, folder? }")))?;

@@ -72,8 +72,10 @@ fn published(files: &[(String, String, Vec<u8>)], options: &PublishOptions) -> P
 fn checks(publication: &Publication) -> Vec<FileCheck> {
     let manifest = Manifest::from_json(publication.manifest_json().as_bytes()).unwrap();
     assert_eq!(manifest, publication.manifest);
-    let analyser =
-        analyser_from_settings(manifest.config.yaml.as_deref().unwrap_or("")).unwrap().with_generated_at(CLOCK);
+    let analyser = analyser_from_settings(manifest.config.yaml.as_deref().unwrap_or(""))
+        .unwrap()
+        .with_span_mapping(manifest.span_mapping.unwrap_or_default())
+        .with_generated_at(CLOCK);
     manifest
         .files
         .iter()
@@ -325,4 +327,43 @@ fn scorecards_and_red_team_results_publish_as_they_are_and_verify() {
     assert_eq!(records.kind, "red-team results");
     assert!(!records.numbers.redteam.is_empty());
     assert_eq!(publication.data[1].as_deref(), Some(&results[..]), "published as it is");
+}
+
+/// A span export holding two conversations publishes, by default, a
+/// report per conversation (`file#conversation`, each with the export's
+/// SHA-256); with the traces, the export itself, opened with the mapping
+/// the manifest records. Both verify.
+#[test]
+fn span_exports_publish_a_report_per_conversation_or_themselves() {
+    use agentrisk::spans::SpanMapping;
+    let bytes = std::fs::read(root().join("tests/fixtures/spans/lc_two_sessions.otlp.json")).unwrap();
+    let files = vec![("lc_two_sessions.otlp.json".to_owned(), "otel".to_owned(), bytes)];
+    let publication = published(&files, &options(None, false));
+    let entries: Vec<(&str, &str, usize)> = publication
+        .manifest
+        .files
+        .iter()
+        .map(|f| (f.name.as_str(), f.data.as_ref().unwrap().kind.as_str(), f.numbers.runs.len()))
+        .collect();
+    assert_eq!(
+        entries,
+        [("lc_two_sessions.otlp.json#s-1", "report", 1), ("lc_two_sessions.otlp.json#s-2", "report", 1)]
+    );
+    assert_eq!(publication.manifest.files[0].sha256, publication.manifest.files[1].sha256);
+    assert_eq!(publication.manifest.span_mapping, Some(SpanMapping::Structural));
+    assert_eq!(publication.manifest.files[1].numbers.runs[0].span_mapping, Some(SpanMapping::Structural));
+    assert_eq!(assert_all_verified(&publication), 2);
+    // No raw value of the export is in a default publication.
+    for data in publication.data.iter().flatten() {
+        assert!(!String::from_utf8_lossy(data).contains("078-05-1120"));
+    }
+
+    let mut with_traces = options(None, true);
+    with_traces.span_mapping = SpanMapping::Reference;
+    let publication = published(&files, &with_traces);
+    assert_eq!(publication.manifest.files.len(), 1);
+    let entry = &publication.manifest.files[0];
+    assert_eq!((entry.kind.as_str(), entry.numbers.runs.len()), ("span export", 1), "the reference makes one trace");
+    assert_eq!(publication.manifest.span_mapping, Some(SpanMapping::Reference));
+    assert_eq!(assert_all_verified(&publication), 1);
 }

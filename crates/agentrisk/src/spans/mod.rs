@@ -3,7 +3,7 @@
 //! exporter) and JSON lists of span dicts (OpenInference, Phoenix, the OTel
 //! SDK's `ReadableSpan.to_json()`), told apart by content ([`sniff`]).
 //!
-//! Reading ([`read_spans`]) turns a file into [`Span`]s, in file order. Two
+//! Reading ([`read_spans`]) turns a file into raw spans, in file order. Two
 //! mappings turn spans into traces:
 //!
 //! * [`SpanMapping::Structural`] (the default, [`structural`]): one trace per
@@ -78,7 +78,7 @@ pub struct SpanRun {
 /// problem; callers add the file name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpanError {
-    #[error("{place}invalid JSON at line {line}, column {column}: {message}")]
+    #[error("{place}line {line}, column {column}: invalid JSON: {message}")]
     Json { place: String, line: usize, column: usize, message: String },
     #[error(
         "this is binary OTLP (protobuf), which cannot be read here; export OTLP JSON instead (the OpenTelemetry \

@@ -452,7 +452,7 @@ mod tests {
         assert_eq!(names, ["a", "b"]);
         let broken = b"{\"resourceSpans\":[]}\n{\"resourceSpans\": [}\n";
         let message = read_spans(broken).unwrap_err().to_string();
-        assert_eq!(message, "invalid JSON at line 2, column 20: expected a value");
+        assert_eq!(message, "line 2, column 20: invalid JSON: expected a value");
     }
 
     #[test]

@@ -28,7 +28,7 @@
 use super::Span;
 use crate::model::Channel;
 use crate::trace::{parse_json, Event, PyValue, Trace};
-use crate::util::FxMap;
+use crate::util::{FxMap, FxSet};
 use std::sync::Arc;
 
 /// What a span does in the run.
@@ -114,7 +114,9 @@ pub fn traces(spans: &[Span], stem: &str) -> Vec<(Trace, u64, Option<String>)> {
 
 /// Spans grouped by conversation: by `session.id` or
 /// `gen_ai.conversation.id` (a trace takes the first one any of its spans
-/// carries), else by trace id; ordered by their first span's start.
+/// carries), else by trace id; ordered by their first span's start. Each
+/// comes with the key that names it: the session id, or the trace id's
+/// first 8 digits (all of it when two conversations share those).
 fn conversations(spans: &[Span]) -> Vec<(String, Vec<usize>)> {
     let mut session_of_trace: FxMap<&str, String> = FxMap::default();
     for span in spans {
@@ -126,12 +128,13 @@ fn conversations(spans: &[Span]) -> Vec<(String, Vec<usize>)> {
             session_of_trace.insert(&span.trace_id, session);
         }
     }
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut index_of: FxMap<String, usize> = FxMap::default();
+    // (is a session, key) → members.
+    let mut groups: Vec<((bool, String), Vec<usize>)> = Vec::new();
+    let mut index_of: FxMap<(bool, String), usize> = FxMap::default();
     for (i, span) in spans.iter().enumerate() {
         let key = match session_of_trace.get(span.trace_id.as_str()) {
-            Some(session) => session.clone(),
-            None => span.trace_id.chars().take(8).collect(),
+            Some(session) => (true, session.clone()),
+            None => (false, span.trace_id.clone()),
         };
         let at = *index_of.entry(key.clone()).or_insert_with(|| {
             groups.push((key, Vec::new()));
@@ -140,7 +143,25 @@ fn conversations(spans: &[Span]) -> Vec<(String, Vec<usize>)> {
         groups[at].1.push(i);
     }
     groups.sort_by_key(|(_, members)| members.iter().map(|&i| (spans[i].start, spans[i].order)).min());
+    let short = |id: &str| -> String { id.chars().take(8).collect() };
+    let mut prefixes: FxMap<String, usize> = FxMap::default();
+    for ((session, id), _) in &groups {
+        if !session {
+            *prefixes.entry(short(id)).or_default() += 1;
+        }
+    }
     groups
+        .into_iter()
+        .map(|((session, id), members)| {
+            let name = match (session, id.is_empty()) {
+                (true, _) => id,
+                (false, true) => "no-trace-id".to_owned(),
+                (false, false) if prefixes.get(&short(&id)) == Some(&1) => short(&id),
+                (false, false) => id,
+            };
+            (name, members)
+        })
+        .collect()
 }
 
 /// One event before ordering: when it happened, where in the tree, and
@@ -163,12 +184,38 @@ struct Turn {
     text: String,
 }
 
-/// A tool call made by a model, which a tool span may trace again.
-struct Call {
-    id: Option<String>,
-    name: String,
-    arguments: String,
-    traced: bool,
+/// The tool calls models made, which tool spans may trace again: by call
+/// id, else by tool name and arguments (each call traced once).
+#[derive(Default)]
+struct Calls {
+    by_id: FxMap<String, usize>,
+    by_call: FxMap<(String, String), Vec<usize>>,
+    ids: Vec<Option<String>>,
+    traced: Vec<bool>,
+}
+
+impl Calls {
+    fn add(&mut self, id: Option<String>, name: String, arguments: String) {
+        let n = self.ids.len();
+        if let Some(id) = &id {
+            self.by_id.entry(id.clone()).or_insert(n);
+        }
+        self.by_call.entry((name, arguments)).or_default().push(n);
+        self.ids.push(id);
+        self.traced.push(false);
+    }
+
+    /// Marks the call a tool span traces: `None` when no model made it,
+    /// else the call's id (when it had one).
+    fn trace(&mut self, id: Option<&str>, name: &str, arguments: &str) -> Option<Option<String>> {
+        let by_id = id.and_then(|id| self.by_id.get(id)).copied().filter(|&n| !self.traced[n]);
+        let found = by_id.or_else(|| {
+            let candidates = self.by_call.get(&(name.to_owned(), arguments.to_owned()))?;
+            candidates.iter().copied().find(|&n| !self.traced[n])
+        })?;
+        self.traced[found] = true;
+        Some(self.ids[found].clone())
+    }
 }
 
 struct Conversation<'a> {
@@ -283,26 +330,31 @@ impl<'a> Conversation<'a> {
         let several_agents = agents.len() > 1;
         let mut out: Vec<Pending> = Vec::new();
         let mut turns: Vec<Turn> = Vec::new();
-        let mut calls: Vec<Call> = Vec::new();
-        let mut seen_user: Vec<String> = Vec::new();
-        let mut seen_tool: Vec<String> = Vec::new();
+        let mut calls = Calls::default();
+        // What the conversation already carries, so that a model's input
+        // history (every earlier message, sent again on each turn) adds
+        // nothing twice: user texts, tool texts, and each root's input.
+        let mut seen_user: FxSet<String> = FxSet::default();
+        let mut seen_tool: FxSet<String> = FxSet::default();
+        let mut root_input: FxMap<usize, String> = FxMap::default();
         let mut answers: FxMap<usize, String> = FxMap::default();
 
-        // Tool spans' call ids and outputs, to tell which tool messages a
-        // model is given were traced as spans.
-        let tool_ids: Vec<String> = self
-            .members
-            .iter()
-            .filter(|&&i| self.roles[&i] == Role::Tool)
-            .filter_map(|&i| first_text(&spans[i], &["tool_call.id", "gen_ai.tool.call.id"]))
-            .collect();
-        let tool_outputs: Vec<String> = self
-            .members
-            .iter()
-            .filter(|&&i| self.roles[&i] == Role::Tool)
-            .filter_map(|&i| tool_output(&spans[i]))
-            .map(|t| t.trim().to_owned())
-            .collect();
+        // Tool spans' call ids and outputs (as returned, and the content of
+        // a tool message a framework wrapped them in), to tell which tool
+        // messages a model is given were traced as spans.
+        let mut traced_ids: FxSet<String> = FxSet::default();
+        let mut tool_outputs: FxSet<String> = FxSet::default();
+        for &i in self.members.iter().filter(|&&i| self.roles[&i] == Role::Tool) {
+            if let Some(id) = first_text(&spans[i], &["tool_call.id", "gen_ai.tool.call.id"]) {
+                traced_ids.insert(id);
+            }
+            if let Some(output) = tool_output(&spans[i]) {
+                if let Some(content) = answer_of(&output).or_else(|| wrapped_content(&output)) {
+                    tool_outputs.insert(content.trim().to_owned());
+                }
+                tool_outputs.insert(output.trim().to_owned());
+            }
+        }
 
         for &i in &self.members {
             let span = &spans[i];
@@ -333,7 +385,7 @@ impl<'a> Conversation<'a> {
             if root && !matches!(role, Role::Tool | Role::Model) {
                 if let Some(input) = first_value_text(span, &["input.value", "gen_ai.prompt", "traceloop.entity.input"])
                 {
-                    seen_user.push(input.clone());
+                    root_input.insert(i, input.clone());
                     push(start, Channel::UserInput, input, "user", &agent);
                 }
             }
@@ -345,15 +397,16 @@ impl<'a> Conversation<'a> {
                             continue;
                         }
                         match message.role.as_str() {
-                            "user" | "human" if !seen_user.iter().any(|s| s.contains(&text)) => {
-                                seen_user.push(text.clone());
-                                push(start, Channel::UserInput, text, "user", &agent);
+                            "user" | "human" => {
+                                let in_root = root_input.get(&self.root_of(i)).is_some_and(|r| r.contains(&text));
+                                if !in_root && seen_user.insert(text.clone()) {
+                                    push(start, Channel::UserInput, text, "user", &agent);
+                                }
                             }
                             "tool" | "function" => {
-                                let traced = message.call_id.as_ref().is_some_and(|id| tool_ids.contains(id))
-                                    || tool_outputs.iter().any(|o| o == &text || o.contains(&text));
-                                if !traced && !seen_tool.contains(&text) {
-                                    seen_tool.push(text.clone());
+                                let traced = message.call_id.as_ref().is_some_and(|id| traced_ids.contains(id))
+                                    || tool_outputs.contains(&text);
+                                if !traced && seen_tool.insert(text.clone()) {
                                     let tool = message.name.clone().unwrap_or_else(|| "tool".to_owned());
                                     push(start, Channel::ToolResponse, text, &tool, &agent);
                                 }
@@ -365,12 +418,7 @@ impl<'a> Conversation<'a> {
                     for call in output.iter().flat_map(|m| &m.calls) {
                         let name = call.name.clone().unwrap_or_else(|| "tool".to_owned());
                         push(end, Channel::ToolCall, call.arguments.clone(), &agent, &name);
-                        calls.push(Call {
-                            id: call.id.clone(),
-                            name,
-                            arguments: canonical_json(&call.arguments),
-                            traced: false,
-                        });
+                        calls.add(call.id.clone(), name, canonical_json(&call.arguments));
                     }
                     let text =
                         output.iter().rev().map(|m| m.text.trim()).find(|t| !t.is_empty()).map(str::to_owned).or_else(
@@ -400,16 +448,13 @@ impl<'a> Conversation<'a> {
                             "traceloop.entity.input",
                         ],
                     ) {
-                        let canonical = canonical_json(&arguments);
-                        let same = calls.iter_mut().find(|c| {
-                            !c.traced
-                                && match (&c.id, &id) {
-                                    (Some(a), Some(b)) => a == b,
-                                    _ => c.name == name && c.arguments == canonical,
-                                }
-                        });
-                        match same {
-                            Some(call) => call.traced = true,
+                        // The same call as a model's: traced once, and the
+                        // tool message that answers it is this span's output.
+                        match calls.trace(id.as_deref(), &name, &canonical_json(&arguments)) {
+                            Some(Some(call_id)) => {
+                                traced_ids.insert(call_id);
+                            }
+                            Some(None) => {}
                             None => push(start, Channel::ToolCall, arguments, &agent, &name),
                         }
                     }
@@ -868,6 +913,17 @@ fn answer_of(output: &str) -> Option<String> {
         .iter()
         .find_map(|k| value.get(k).and_then(PyValue::as_str))
         .map(str::to_owned)
+}
+
+/// The content of a tool message a framework wrapped a tool's output in
+/// (LangChain's `{"type": "tool", "data": {"content": …}}`).
+fn wrapped_content(output: &str) -> Option<String> {
+    if !output.trim_start().starts_with('{') {
+        return None;
+    }
+    let value = parse_json(output.as_bytes()).ok()?;
+    let data = value.get("data").unwrap_or(&value);
+    data.get("content").or_else(|| data.get("kwargs").and_then(|k| k.get("content"))).map(content_text)
 }
 
 /// Retrieved documents' contents, in document order, joined by a blank line.

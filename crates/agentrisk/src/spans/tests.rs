@@ -4,12 +4,12 @@
 use super::*;
 use crate::model::Channel;
 
-/// A span of [`otlp`]: `(span id, parent id, start, end, name, attributes
-/// as (key, string value))`.
-type SpanSpec<'a> = (&'a str, &'a str, u64, u64, &'a str, &'a [(&'a str, &'a str)]);
+/// A hand-made span: span id, parent id, start, end, name, attributes as
+/// (key, string value).
+type HandSpan<'a> = (&'a str, &'a str, u64, u64, &'a str, &'a [(&'a str, &'a str)]);
 
 /// An OTLP/JSON request of `spans`, in one trace.
-fn otlp(spans: &[SpanSpec<'_>]) -> Vec<u8> {
+fn otlp(spans: &[HandSpan<'_>]) -> Vec<u8> {
     let spans: Vec<serde_json::Value> = spans
         .iter()
         .map(|(id, parent, start, end, name, attrs)| {
@@ -409,4 +409,20 @@ fn file_stems_are_pythons() {
     assert_eq!(file_stem(".hidden"), ".hidden");
     assert_eq!(file_stem("a."), "a.");
     assert_eq!(file_stem("plain"), "plain");
+}
+
+#[test]
+fn conversations_whose_trace_ids_share_a_prefix_keep_apart() {
+    let mut doc: serde_json::Value = serde_json::from_slice(&react_agent()).unwrap();
+    let spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array().unwrap().clone();
+    let mut second = spans.clone();
+    for span in &mut second {
+        span["traceId"] = "0af76519ffffffffffffffffffffffff".into();
+    }
+    let mut all = spans;
+    all.extend(second);
+    doc["resourceSpans"][0]["scopeSpans"][0]["spans"] = all.into();
+    let runs = runs_from_spans(&serde_json::to_vec(&doc).unwrap(), "t", SpanMapping::Structural).unwrap();
+    let ids: Vec<&str> = runs.iter().map(|r| r.trace.run_id.as_str()).collect();
+    assert_eq!(ids, ["t#0af7651916cd43dd8448eb211c80319c", "t#0af76519ffffffffffffffffffffffff"]);
 }
