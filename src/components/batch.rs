@@ -186,6 +186,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
     let markdown = format!("{}\n{}\n", markdown_batch(&summary, &method), settings_line(&props.whatif));
     let save_markdown = Callback::from(move |_: MouseEvent| download("agentrisk-batch.md", "text/markdown", &markdown));
     let save_runs = Callback::from(move |_: MouseEvent| download("agentrisk-runs.csv", "text/csv", &run_csv));
+    let notes = batch_notes(&props.rows);
 
     html! {
         <section class="batch" aria-labelledby="batch-title" data-runs={summary.runs.to_string()}>
@@ -195,6 +196,9 @@ pub fn batch_view(props: &BatchProps) -> Html {
                         if !props.redteam.is_empty() { <span class="kind">{ format!(" + {} red-team results", props.redteam.len()) }</span> }
                     </h2>
                     <p class="muted method" data-method={method.describe()}>{ format!("Every rate is k of n runs with its {}.", method.describe()) }</p>
+                    if !notes.is_empty() {
+                        <p class="batch-notes" id="batch-notes">{ notes.join(" · ") }</p>
+                    }
                 </div>
                 <div class="actions">
                     <button type="button" class="button" id="export-scorecard" onclick={scorecard}>{ "Scorecard JSON" }</button>
@@ -550,6 +554,26 @@ fn forest(s: &BatchSummary, threshold: f64) -> Html {
             }
         </section>
     }
+}
+
+/// What the rates rest on, as `agentrisk batch` says it: how many runs
+/// were made from span exports (and by which mapping), and how many had no
+/// events, so that their Passes are not read as clean runs.
+fn batch_notes(rows: &[BatchRow]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut mappings: Vec<&str> = rows.iter().filter_map(|r| r.facts.span_mapping.map(|m| m.as_str())).collect();
+    let from_spans = mappings.len();
+    mappings.sort_unstable();
+    mappings.dedup();
+    if from_spans > 0 {
+        let plural = if mappings.len() > 1 { "mappings" } else { "mapping" };
+        notes.push(format!("{from_spans} runs made from span exports ({} {plural})", mappings.join(" and ")));
+    }
+    let empty = rows.iter().filter(|r| r.facts.no_events).count();
+    if empty > 0 {
+        notes.push(format!("{empty} runs had no events: nothing was analysed in them"));
+    }
+    notes
 }
 
 /// Removes the run's file (a span export with all its runs); a

@@ -245,9 +245,11 @@ function cliRates(args) {
     { cwd: root, encoding: "utf8" });
   // 2: some files were skipped (the traces the reference rejects too).
   assert.ok([0, 2].includes(cli.status), cli.stderr);
-  const out = cli.stdout;
-  // Line 1 names the batch and the method, line 3 is the column heads.
-  return out.split("\n").slice(3).filter((l) => l.trim()).map((l) => l.trim().split(/ {2,}/));
+  // Line 1 names the batch and the method, notes may follow (runs from span
+  // exports, runs with no events), then the column heads and the rows.
+  const lines = cli.stdout.split("\n");
+  const heads = lines.findIndex((l) => l.startsWith("Group "));
+  return lines.slice(heads + 1).filter((l) => l.trim()).map((l) => l.trim().split(/ {2,}/));
 }
 
 test("the Batch tab shows the CLI's rates for every fixture trace, exports them, and its scorecard loads back the same batch", async () => {
@@ -272,6 +274,8 @@ test("the Batch tab shows the CLI's rates for every fixture trace, exports them,
   assert.equal(shown[0][1], "Leak rate");
   assert.equal(shown[0][3], String(loaded));
   assert.match(await page.textContent(".batch .method"), /Wilson score interval, 95%, no continuity correction/);
+  // Two fixture traces have no events: the CLI's note, in the page.
+  assert.equal(await page.textContent("#batch-notes"), "2 runs had no events: nothing was analysed in them");
 
   // Many cells: the run heatmap is a canvas; the arrow keys read its cells.
   assert.equal(await page.getAttribute("#heat-run", "data-render"), "canvas");
