@@ -32,6 +32,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// One distinct leaked secret of a run: its data type, level, disclosure
+/// channel and redacted value (the report's own redaction; the value itself
+/// is never kept). Two findings with the same four are one secret.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct LeakedSecret {
+    pub data_type: String,
+    pub level: Level,
+    pub channel: Channel,
+    pub redacted_value: String,
+}
+
 /// Where a run's numbers came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -73,6 +85,11 @@ pub struct RunFacts {
     pub channel_leaks: BTreeMap<Channel, LevelProfile>,
     /// The channels with at least one event; `None` for a run from a report.
     pub event_channels: Option<BTreeSet<Channel>>,
+    /// The run's distinct leaked secrets on disclosure channels, sorted;
+    /// `None` for a scorecard row written before scorecards kept them (the
+    /// run's secrets are then unknown, and a diff says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaks: Option<Vec<LeakedSecret>>,
     /// The red-team record, when the run's metadata names an attack class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redteam: Option<RunResult>,
@@ -97,6 +114,18 @@ impl RunFacts {
                 finding.level,
             ));
         }
+        let mut leaks: Vec<LeakedSecret> = secrets
+            .iter()
+            .flat_map(|(&channel, set)| {
+                set.iter().map(move |&(data_type, redacted_value, level)| LeakedSecret {
+                    data_type: data_type.to_owned(),
+                    level,
+                    channel,
+                    redacted_value: redacted_value.to_owned(),
+                })
+            })
+            .collect();
+        leaks.sort();
         let channel_leaks = secrets
             .into_iter()
             .map(|(channel, set)| {
@@ -133,6 +162,7 @@ impl RunFacts {
             channel_ri,
             channel_leaks,
             event_channels,
+            leaks: Some(leaks),
             redteam,
         })
     }
