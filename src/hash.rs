@@ -22,6 +22,7 @@ pub fn to_hash(view: &ViewState) -> String {
         Tab::Runs => {}
         Tab::Batch => parts.push(("tab", "batch".into())),
         Tab::Compare => parts.push(("tab", "compare".into())),
+        Tab::Trend => parts.push(("tab", "trend".into())),
         Tab::Scoring => parts.push(("tab", "scoring".into())),
     }
     for src in &view.src {
@@ -97,6 +98,7 @@ pub fn from_hash(hash: &str) -> ViewState {
                 view.tab = match value.as_str() {
                     "batch" => Tab::Batch,
                     "compare" => Tab::Compare,
+                    "trend" => Tab::Trend,
                     "scoring" => Tab::Scoring,
                     _ => Tab::Runs,
                 }

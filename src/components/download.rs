@@ -29,7 +29,7 @@ fn try_download(name: &str, mime: &str, text: &str) -> Result<(), wasm_bindgen::
 /// Prints the page in a mode the print stylesheet reads: `summary` (the
 /// headline, profiles, channels and what to do), `expanded` (also every
 /// listed finding, and only the events that have findings), `batch` (the
-/// Batch tab) or `compare` (the Compare tab).
+/// Batch tab), `compare` (the Compare tab) or `trend` (the Trend view).
 pub fn print_page(mode: &str) {
     let Some(window) = web_sys::window() else { return };
     if let Some(root) = window.document().and_then(|d| d.document_element()) {

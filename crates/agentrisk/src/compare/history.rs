@@ -44,6 +44,9 @@ pub struct History {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct HistoryBatch {
+    /// Its place in the inputs given (a viewer maps a row back to its batch).
+    #[serde(skip)]
+    pub input: usize,
     pub name: String,
     pub generated_at: Option<String>,
     pub runs: u64,
@@ -58,17 +61,18 @@ pub struct HistoryBatch {
 
 /// The batches in their order (module doc), each summarised at `method`.
 pub fn history(batches: &[HistoryInput<'_>], method: IntervalMethod) -> History {
-    let mut ordered: Vec<&HistoryInput<'_>> = batches.iter().collect();
-    ordered.sort_by(|a, b| a.generated_at.unwrap_or(a.name).cmp(b.generated_at.unwrap_or(b.name)));
+    let mut ordered: Vec<(usize, &HistoryInput<'_>)> = batches.iter().enumerate().collect();
+    ordered.sort_by(|(_, a), (_, b)| a.generated_at.unwrap_or(a.name).cmp(b.generated_at.unwrap_or(b.name)));
     History {
         confidence: method.confidence(),
         continuity_correction: method.continuity_correction(),
         method: method.describe(),
         batches: ordered
             .into_iter()
-            .map(|batch| {
+            .map(|(input, batch)| {
                 let summary = summarize(batch.runs, &[], method, None);
                 HistoryBatch {
+                    input,
                     name: batch.name.to_owned(),
                     generated_at: batch.generated_at.map(str::to_owned),
                     runs: summary.runs,
@@ -185,6 +189,7 @@ mod tests {
         let h = history(&inputs, IntervalMethod::default());
         let names: Vec<&str> = h.batches.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(names, ["z.json", "b.json", "2026-12-09"]);
+        assert_eq!(h.batches.iter().map(|b| b.input).collect::<Vec<_>>(), [2, 0, 1]);
         let first = &h.batches[0];
         // 1 of 2 leaked; Wilson 95%: 0.0945–0.9055 (R: binom::binom.wilson(1, 2)).
         assert_eq!((first.leak_rate.k, first.leak_rate.n, first.block_rate.k), (1, 2, 1));
