@@ -215,6 +215,11 @@ mod tests {
             "{hash}"
         );
         assert_eq!(from_hash(&format!("#{hash}")), view);
+        for (tab, word) in [(Tab::Compare, "compare"), (Tab::Trend, "trend"), (Tab::Scoring, "scoring")] {
+            let hash = to_hash(&ViewState { tab, ..from_hash("") });
+            assert_eq!(hash, format!("tab={word}"));
+            assert_eq!(from_hash(&hash).tab, tab);
+        }
     }
 
     #[test]

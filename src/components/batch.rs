@@ -4,7 +4,7 @@
 //! beside a table of its numbers, and the exports.
 
 use crate::charts::{forest_svg, ForestRow};
-use crate::components::download::{download, print_page};
+use crate::components::download::{download, now_generated_at, print_page};
 use crate::components::heatmap::{HeatmapView, Unit};
 use crate::components::ident::ident;
 use crate::components::verdict_class;
@@ -183,8 +183,9 @@ pub fn batch_view(props: &BatchProps) -> Html {
         let config = (!props.whatif.is_reference_default()).then(|| props.whatif.to_yaml());
         Callback::from(move |_: MouseEvent| {
             let facts: Vec<RunFacts> = rows.iter().map(|r| r.facts.clone()).collect();
-            let card =
-                Scorecard::new(facts, redteam.to_vec(), method, settings.group_by).with_analysis_config(config.clone());
+            let card = Scorecard::new(facts, redteam.to_vec(), method, settings.group_by)
+                .with_analysis_config(config.clone())
+                .with_generated_at(now_generated_at());
             download("agentrisk-scorecard.json", "application/json", &card.to_json());
         })
     };

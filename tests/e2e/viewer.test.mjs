@@ -307,6 +307,9 @@ test("the Batch tab shows the CLI's rates for every fixture trace, exports them,
   assert.equal(parsed.format, "agentrisk-scorecard");
   assert.equal(parsed.version, 1);
   assert.equal(parsed.runs.length, loaded);
+  // When it was written, in UTC, as the CLI's batch --scorecard writes it.
+  assert.match(parsed.generated_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?\+00:00$/);
+  assert.ok(Math.abs(Date.parse(parsed.generated_at) - Date.now()) < 600_000, parsed.generated_at);
   mkdirSync(outDir, { recursive: true });
   await page.screenshot({ path: join(outDir, "batch-all-fixtures.png"), fullPage: true });
   const again = await openViewer();
