@@ -401,6 +401,29 @@ pub enum Folders {
 }
 
 impl State {
+    /// How many batches [`State::loaded_batches`] gives for
+    /// [`Folders::Opened`], without gathering their runs (the tab bar asks
+    /// at every change).
+    pub fn opened_batch_count(&self) -> usize {
+        let has_runs = |f: &FileEntry| match &f.status {
+            FileStatus::Loaded(_) => true,
+            FileStatus::Batch(only) => !only.runs.is_empty(),
+            FileStatus::Working(_) | FileStatus::Failed(_) => false,
+        };
+        let scorecards = self
+            .files
+            .iter()
+            .filter(|f| f.folder.is_empty() && matches!(f.status, FileStatus::Batch(_)) && has_runs(f))
+            .count();
+        let folders: std::collections::BTreeSet<&str> = self
+            .files
+            .iter()
+            .filter(|f| !f.folder.is_empty() && has_runs(f))
+            .map(|f| f.folder.split('/').next().unwrap_or(&f.folder))
+            .collect();
+        scorecards + folders.len()
+    }
+
     /// The scorecards opened on their own (with runs), then the folders,
     /// each sorted by name.
     pub fn loaded_batches(&self, folders: Folders) -> Vec<LoadedBatch> {

@@ -72,13 +72,19 @@ pub fn app() -> Html {
             (Rc::new(rows), Rc::new(redteam))
         })
     };
-    // Loaded batches: every folder for Compare, the folders opened for Trend.
+    // Loaded batches, gathered only for the views that show them: every
+    // folder for Compare (and the batch the Batch tab is limited to), the
+    // folders opened for Trend. Each copies its runs' facts, so a page
+    // loading thousands of files does not gather them at every file.
     let batches = {
         let state = state.clone();
-        use_memo(state.files.clone(), move |_| {
-            (Rc::new(state.loaded_batches(Folders::Every)), Rc::new(state.loaded_batches(Folders::Opened)))
+        use_memo((state.files.clone(), state.tab, state.batch_scope.is_some()), move |(_, tab, scoped)| {
+            let every = if *tab == Tab::Compare || *scoped { state.loaded_batches(Folders::Every) } else { Vec::new() };
+            let opened = if *tab == Tab::Trend { state.loaded_batches(Folders::Opened) } else { Vec::new() };
+            (Rc::new(every), Rc::new(opened))
         })
     };
+    let batch_count = state.opened_batch_count();
     // The Batch tab shows one loaded batch when the Trend view opened one.
     let scoped = state.batch_scope.as_ref().and_then(|key| batches.0.iter().find(|b| &b.key == key));
     let (batch_rows, batch_redteam) = match scoped {
@@ -115,7 +121,7 @@ pub fn app() -> Html {
                 if state.files.is_empty() {
                     <Welcome />
                 } else {
-                    <Tabs tab={state.tab} {batch_runs} batches={batches.1.len()} on_show={dispatch.reform(Action::ShowTab)} />
+                    <Tabs tab={state.tab} {batch_runs} batches={batch_count} on_show={dispatch.reform(Action::ShowTab)} />
                     if !state.whatif.is_reference_default() {
                         <WhatIfBanner whatif={state.whatif.clone()} {scorecard_runs} on_apply={on_apply.clone()} />
                     }
