@@ -412,21 +412,26 @@ pub fn trend_svg(history: &agentrisk::compare::history::History) -> Result<Strin
                 .draw_series(std::iter::once(PathElement::new(vec![(x, y0), (x, y1)], ACCENT.mix(0.6).stroke_width(1))))
                 .map_err(err)?;
         }
+        // Lines and marks drawn one element at a time, with the element
+        // types the forest plot already uses (each new plotters series type
+        // would add its own code to the download).
         let leak = points(&|b| b.leak_rate.rate);
-        chart.draw_series(LineSeries::new(leak.clone(), ACCENT.stroke_width(2))).map_err(err)?;
-        chart.draw_series(leak.iter().map(|&p| Circle::new(p, 4, ACCENT.filled()))).map_err(err)?;
         let block = points(&|b| b.block_rate.rate);
-        chart.draw_series(DashedLineSeries::new(block.clone(), 6, 4, BLOCK.stroke_width(2))).map_err(err)?;
-        chart
-            .draw_series(
-                block
-                    .iter()
-                    .map(|&(x, y)| Rectangle::new([(x - 0.04, y - 0.012), (x + 0.04, y + 0.012)], BLOCK.filled())),
-            )
-            .map_err(err)?;
         let ri = points(&|b| b.mean_risk_index);
-        chart.draw_series(LineSeries::new(ri.clone(), MEAN_RI.stroke_width(2))).map_err(err)?;
-        chart.draw_series(ri.iter().map(|&p| TriangleMarker::new(p, 5, MEAN_RI.filled()))).map_err(err)?;
+        chart.draw_series(std::iter::once(PathElement::new(leak.clone(), ACCENT.stroke_width(2)))).map_err(err)?;
+        chart.draw_series(DashedLineSeries::new(block.clone(), 6, 4, BLOCK.stroke_width(2))).map_err(err)?;
+        chart.draw_series(std::iter::once(PathElement::new(ri.clone(), MEAN_RI.stroke_width(2)))).map_err(err)?;
+        for &point in &leak {
+            chart.draw_series(std::iter::once(Circle::new(point, 4, ACCENT.filled()))).map_err(err)?;
+        }
+        for &(x, y) in &block {
+            let mark = Rectangle::new([(x - 0.04, y - 0.012), (x + 0.04, y + 0.012)], BLOCK.filled());
+            chart.draw_series(std::iter::once(mark)).map_err(err)?;
+        }
+        for &(x, y) in &ri {
+            let mark = Rectangle::new([(x - 0.025, y - 0.02), (x + 0.025, y + 0.02)], MEAN_RI.filled());
+            chart.draw_series(std::iter::once(mark)).map_err(err)?;
+        }
         // The key, in one row above the plot.
         let key_y = TITLE_HEIGHT as i32 + 4;
         let mut x = 60;

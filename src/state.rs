@@ -424,8 +424,8 @@ impl State {
         scorecards + folders.len()
     }
 
-    /// The scorecards opened on their own (with runs), then the folders,
-    /// each sorted by name.
+    /// The scorecards opened on their own (with runs), in the order they
+    /// were opened, then the folders by name.
     pub fn loaded_batches(&self, folders: Folders) -> Vec<LoadedBatch> {
         let mut out: Vec<LoadedBatch> = self
             .files
@@ -443,7 +443,6 @@ impl State {
                 _ => None,
             })
             .collect();
-        out.sort_by(|a, b| a.name.cmp(&b.name));
         let mut paths: Vec<&str> = Vec::new();
         for entry in self.files.iter().filter(|f| !f.folder.is_empty()) {
             match folders {

@@ -5,7 +5,7 @@
 //! and resolved and the channels' RI; for two sets of runs, each rate's
 //! difference with its Newcombe interval, the paired McNemar line when runs
 //! match, the matched runs that changed and the runs without a match. The
-//! Markdown and JSON exports are the CLI's `--format markdown` and `json`.
+//! Markdown export is the CLI's `--format markdown`.
 
 use crate::components::download::{download, print_page};
 use crate::components::ident::ident;
@@ -126,13 +126,12 @@ pub fn compare_view(props: &CompareProps) -> Html {
         }
         _ => None,
     };
-    let exports = compared.as_ref().map(|(d, _)| {
-        let markdown = format!("{}\n", d.to_markdown());
-        let json = serde_json::to_string_pretty(d).map(|j| j + "\n").unwrap_or_default();
-        (
-            Callback::from(move |_: MouseEvent| download("agentrisk-diff.md", "text/markdown", &markdown)),
-            Callback::from(move |_: MouseEvent| download("agentrisk-diff.json", "application/json", &json)),
-        )
+    // Written when asked for, from the diff shown.
+    let export = compared.as_ref().map(|(d, _)| {
+        let d = Rc::new(d.clone());
+        Callback::from(move |_: MouseEvent| {
+            download("agentrisk-diff.md", "text/markdown", &format!("{}\n", d.to_markdown()))
+        })
     });
     let body = match &compared {
         Some((d, true)) => match d.runs.first() {
@@ -152,9 +151,8 @@ pub fn compare_view(props: &CompareProps) -> Html {
                     <p class="muted">{ "What changed from BASE to NEW, as " }<code>{ "agentrisk diff BASE NEW" }</code>{ " says it." }</p>
                 </div>
                 <div class="actions">
-                    if let Some((markdown, json)) = exports {
+                    if let Some(markdown) = export {
                         <button type="button" class="button" id="export-diff-markdown" onclick={markdown}>{ "Markdown" }</button>
-                        <button type="button" class="button" id="export-diff-json" onclick={json}>{ "JSON" }</button>
                     }
                     <button type="button" class="button" id="print-compare" onclick={Callback::from(|_: MouseEvent| print_page("compare"))}>{ "Print" }</button>
                 </div>

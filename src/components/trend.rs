@@ -64,10 +64,9 @@ pub fn trend_view(props: &TrendProps) -> Html {
         Ok(svg) => Html::from_html_unchecked(AttrValue::from(svg)),
         Err(message) => html! { <p class="error-message">{ message }</p> },
     };
-    let (markdown, json) = (h.to_markdown(), serde_json::to_string_pretty(&h).map(|j| j + "\n").unwrap_or_default());
+    let markdown = h.to_markdown();
     let save_markdown =
         Callback::from(move |_: MouseEvent| download("agentrisk-history.md", "text/markdown", &markdown));
-    let save_json = Callback::from(move |_: MouseEvent| download("agentrisk-history.json", "application/json", &json));
     let interval_head = format!("{}% interval", method.confidence_label());
     html! {
         <section class="batch trend" aria-labelledby="trend-title">
@@ -78,7 +77,6 @@ pub fn trend_view(props: &TrendProps) -> Html {
                 </div>
                 <div class="actions">
                     <button type="button" class="button" id="export-history-markdown" onclick={save_markdown}>{ "Markdown" }</button>
-                    <button type="button" class="button" id="export-history-json" onclick={save_json}>{ "JSON" }</button>
                     <button type="button" class="button" id="print-trend" onclick={Callback::from(|_: MouseEvent| print_page("trend"))}>{ "Print" }</button>
                 </div>
             </header>

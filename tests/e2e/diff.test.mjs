@@ -1,8 +1,8 @@
 // The Compare tab and the Trend view against the CLI: two folders (the
-// example traces, and a copy with a planted leak) give the numbers, the
-// Markdown and the JSON of `agentrisk diff`; three scorecards give the
-// table of `agentrisk history --json`, in its order, and a row opens its
-// batch.
+// example traces, and a copy with planted leaks) give the numbers and the
+// Markdown of `agentrisk diff`; three scorecards give the table of
+// `agentrisk history --json`, in its order, and its Markdown; a row opens
+// its batch.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -36,7 +36,7 @@ function agentrisk(args, cwd) {
   }
 }
 
-test("two folders in Compare give agentrisk diff's numbers, Markdown and JSON", async () => {
+test("two folders in Compare give agentrisk diff's numbers and Markdown", async () => {
   const dir = mkdtempSync(join(tmpdir(), "agentrisk-diff-folders-"));
   folder(dir, "base", EXAMPLES);
   folder(dir, "new", EXAMPLES, { ex_hr_clean_trace: "The employee's SSN is 123-45-6789.", ex_education_clean_trace: "Write to maria.lopez@example.com." });
@@ -69,12 +69,11 @@ test("two folders in Compare give agentrisk diff's numbers, Markdown and JSON", 
   assert.deepEqual(changed, theirs.runs.filter((r) => r.new_leaks.length > 0).map((r) => r.key));
   assert.equal(await page.$$eval("#compare-regressions li", (l) => l.length), theirs.regressions.length);
 
-  // The exports are the CLI's bytes.
+  // The export is the CLI's bytes.
   const markdown = await exported(page, "#export-diff-markdown");
   assert.equal(markdown.name, "agentrisk-diff.md");
   assert.equal(markdown.text, agentrisk(["diff", "base", "new", "--format", "markdown"], dir));
   assert.match(markdown.text, /\| `run_hr_clean_001` \| `ssn` \| L4 \(critical\) \| final_output \|/);
-  assert.deepEqual(JSON.parse((await exported(page, "#export-diff-json")).text), theirs);
   mkdirSync(outDir, { recursive: true });
   await page.screenshot({ path: join(outDir, "compare-folders.png"), fullPage: true });
   assert.deepEqual(errors, []);
@@ -112,7 +111,7 @@ test("the Trend view of three scorecards is agentrisk history --json, oldest fir
   );
   // The chart: one dot per batch's leak rate, labelled by number.
   assert.equal(await page.$$eval("#trend-chart svg circle", (c) => c.length), 3);
-  assert.deepEqual(JSON.parse((await exported(page, "#export-history-json")).text), theirs);
+  assert.equal((await exported(page, "#export-history-markdown")).text, agentrisk(["history", "a.json", "b.json", "c.json", "--format", "markdown"], dir));
   await page.screenshot({ path: join(outDir, "trend.png"), fullPage: true });
 
   // A batch's name opens its runs in the Batch tab.

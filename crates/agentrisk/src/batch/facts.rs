@@ -34,14 +34,33 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// One distinct leaked secret of a run: its data type, level, disclosure
 /// channel and redacted value (the report's own redaction; the value itself
-/// is never kept). Two findings with the same four are one secret.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// is never kept). Two findings with the same four are one secret. Secrets
+/// order by channel, data type, redacted value and level, the order
+/// [`RunFacts::from_report`] lists them in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct LeakedSecret {
     pub data_type: String,
     pub level: Level,
     pub channel: Channel,
     pub redacted_value: String,
+}
+
+impl Ord for LeakedSecret {
+    fn cmp(&self, other: &LeakedSecret) -> std::cmp::Ordering {
+        (self.channel, &self.data_type, &self.redacted_value, self.level).cmp(&(
+            other.channel,
+            &other.data_type,
+            &other.redacted_value,
+            other.level,
+        ))
+    }
+}
+
+impl PartialOrd for LeakedSecret {
+    fn partial_cmp(&self, other: &LeakedSecret) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// Where a run's numbers came from.
@@ -85,7 +104,8 @@ pub struct RunFacts {
     pub channel_leaks: BTreeMap<Channel, LevelProfile>,
     /// The channels with at least one event; `None` for a run from a report.
     pub event_channels: Option<BTreeSet<Channel>>,
-    /// The run's distinct leaked secrets on disclosure channels, sorted;
+    /// The run's distinct leaked secrets on disclosure channels, sorted (by
+    /// [`LeakedSecret`]'s order);
     /// `None` for a scorecard row written before scorecards kept them (the
     /// run's secrets are then unknown, and a diff says so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,7 +134,8 @@ impl RunFacts {
                 finding.level,
             ));
         }
-        let mut leaks: Vec<LeakedSecret> = secrets
+        // Sorted as built: channels in order, then (type, value, level).
+        let leaks: Vec<LeakedSecret> = secrets
             .iter()
             .flat_map(|(&channel, set)| {
                 set.iter().map(move |&(data_type, redacted_value, level)| LeakedSecret {
@@ -125,7 +146,6 @@ impl RunFacts {
                 })
             })
             .collect();
-        leaks.sort();
         let channel_leaks = secrets
             .into_iter()
             .map(|(channel, set)| {

@@ -61,8 +61,16 @@ pub struct HistoryBatch {
 
 /// The batches in their order (module doc), each summarised at `method`.
 pub fn history(batches: &[HistoryInput<'_>], method: IntervalMethod) -> History {
-    let mut ordered: Vec<(usize, &HistoryInput<'_>)> = batches.iter().enumerate().collect();
-    ordered.sort_by(|(_, a), (_, b)| a.generated_at.unwrap_or(a.name).cmp(b.generated_at.unwrap_or(b.name)));
+    // An insertion sort, stable: a history has a handful of batches, and
+    // the browser's download is spared a sort of its own.
+    fn key<'a>(batch: &HistoryInput<'a>) -> &'a str {
+        batch.generated_at.unwrap_or(batch.name)
+    }
+    let mut ordered: Vec<(usize, &HistoryInput<'_>)> = Vec::with_capacity(batches.len());
+    for (i, batch) in batches.iter().enumerate() {
+        let at = ordered.iter().rposition(|(_, b)| key(b) <= key(batch)).map_or(0, |p| p + 1);
+        ordered.insert(at, (i, batch));
+    }
     History {
         confidence: method.confidence(),
         continuity_correction: method.continuity_correction(),

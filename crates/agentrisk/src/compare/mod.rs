@@ -60,10 +60,10 @@ mod rules;
 pub use rules::{FailRule, FailRuleError, GateOutcome, RuleOutcome};
 
 use crate::batch::{summarize, BatchSummary, LeakedSecret, RunFacts};
-use crate::model::{Channel, LevelProfile, Verdict};
+use crate::model::{Channel, Level, LevelProfile, Verdict};
 use crate::stats::{mcnemar_exact_p, IntervalMethod, Rate, RateDifference};
+use crate::util::FxMap;
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// One side of a diff: its name as the user named it (a folder, a file) and its runs.
 #[derive(Debug, Clone, Copy)]
@@ -339,33 +339,42 @@ fn match_runs(base: &[RunFacts], new: &[RunFacts]) -> Matching {
         };
         return Matching { pairs: vec![(0, 0, by)], base_left: Vec::new(), new_left: Vec::new() };
     }
-    let mut base_matched = vec![false; base.len()];
+    // For each BASE run, its NEW run and how they matched.
+    let mut partner: Vec<Option<(usize, MatchedBy)>> = vec![None; base.len()];
     let mut new_matched = vec![false; new.len()];
-    let mut pairs = Vec::new();
     let passes: [(MatchedBy, IdOf); 2] =
         [(MatchedBy::RunId, |r| Some(r.run_id.as_str())), (MatchedBy::ScenarioId, |r| r.scenario_id.as_deref())];
     for (by, id_of) in passes {
-        let mut waiting: HashMap<&str, VecDeque<usize>> = HashMap::new();
+        // The unmatched NEW runs of each id, in input order, and how many
+        // of them are taken.
+        let mut slot_of: FxMap<&str, usize> = FxMap::default();
+        let mut waiting: Vec<(Vec<usize>, usize)> = Vec::new();
         for (i, run) in new.iter().enumerate().filter(|(i, _)| !new_matched[*i]) {
             if let Some(id) = id_of(run).filter(|id| !id.is_empty()) {
-                waiting.entry(id).or_default().push_back(i);
+                let slot = *slot_of.entry(id).or_insert_with(|| {
+                    waiting.push((Vec::new(), 0));
+                    waiting.len() - 1
+                });
+                waiting[slot].0.push(i);
             }
         }
         for (b, run) in base.iter().enumerate() {
-            if base_matched[b] {
+            if partner[b].is_some() {
                 continue;
             }
             let Some(id) = id_of(run).filter(|id| !id.is_empty()) else { continue };
-            if let Some(n) = waiting.get_mut(id).and_then(VecDeque::pop_front) {
-                base_matched[b] = true;
+            let Some((runs, taken)) = slot_of.get(id).and_then(|&slot| waiting.get_mut(slot)) else { continue };
+            if let Some(&n) = runs.get(*taken) {
+                *taken += 1;
                 new_matched[n] = true;
-                pairs.push((b, n, by));
+                partner[b] = Some((n, by));
             }
         }
     }
-    pairs.sort_by_key(|&(b, _, _)| b);
-    let left = |matched: &[bool]| matched.iter().enumerate().filter(|(_, m)| !**m).map(|(i, _)| i).collect();
-    Matching { base_left: left(&base_matched), new_left: left(&new_matched), pairs }
+    let pairs = partner.iter().enumerate().filter_map(|(b, p)| p.map(|(n, by)| (b, n, by))).collect();
+    let base_left = partner.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).collect();
+    let new_left = new_matched.iter().enumerate().filter(|(_, m)| !**m).map(|(i, _)| i).collect();
+    Matching { pairs, base_left, new_left }
 }
 
 /// A verdict's place from best to worst, if it is one of the four.
@@ -373,10 +382,18 @@ fn verdict_rank(verdict: &str) -> Option<usize> {
     Verdict::ALL.iter().position(|v| v.as_str() == verdict)
 }
 
-/// Most severe first, then by channel, data type and value.
-fn by_severity(mut secrets: Vec<LeakedSecret>) -> Vec<LeakedSecret> {
-    secrets.sort_by(|a, b| b.level.cmp(&a.level).then_with(|| a.cmp(b)));
-    secrets
+/// The secrets of `list` that `other` does not hold, most severe first
+/// (then in their own order). Both lists are sorted when they come from
+/// reports; a hand-edited scorecard's may not be, and is searched in full.
+fn missing_from(list: &[LeakedSecret], other: &[LeakedSecret]) -> Vec<LeakedSecret> {
+    let sorted = other.is_sorted();
+    let holds = |s: &LeakedSecret| if sorted { other.binary_search(s).is_ok() } else { other.contains(s) };
+    let missing: Vec<&LeakedSecret> = list.iter().filter(|s| !holds(s)).collect();
+    Level::ALL
+        .iter()
+        .rev()
+        .flat_map(|&level| missing.iter().filter(move |s| s.level == level).map(|s| (*s).clone()))
+        .collect()
 }
 
 fn run_diff(base: &RunFacts, new: &RunFacts, matched_by: MatchedBy) -> RunDiff {
@@ -387,16 +404,9 @@ fn run_diff(base: &RunFacts, new: &RunFacts, matched_by: MatchedBy) -> RunDiff {
     };
     let (new_leaks, resolved_leaks, unchanged_leaks) = match (&base.leaks, &new.leaks) {
         (Some(before), Some(after)) => {
-            let (before, after): (BTreeSet<&LeakedSecret>, BTreeSet<&LeakedSecret>) =
-                (before.iter().collect(), after.iter().collect());
-            let cloned = |set: std::collections::btree_set::Difference<'_, &LeakedSecret>| {
-                by_severity(set.map(|s| (*s).clone()).collect())
-            };
-            (
-                Some(cloned(after.difference(&before))),
-                Some(cloned(before.difference(&after))),
-                Some(before.intersection(&after).count() as u64),
-            )
+            let new_leaks = missing_from(after, before);
+            let unchanged = (after.len() - new_leaks.len()) as u64;
+            (Some(new_leaks), Some(missing_from(before, after)), Some(unchanged))
         }
         _ => (None, None, None),
     };
@@ -505,9 +515,15 @@ fn notes(base: Side<'_>, new: Side<'_>) -> Vec<String> {
                 side.runs.len()
             ));
         }
-        let mut seen = BTreeSet::new();
-        let repeated: BTreeSet<&str> =
-            side.runs.iter().map(|r| r.run_id.as_str()).filter(|id| !id.is_empty() && !seen.insert(*id)).collect();
+        let mut seen: FxMap<&str, usize> = FxMap::default();
+        let mut repeated: Vec<&str> = Vec::new();
+        for id in side.runs.iter().map(|r| r.run_id.as_str()).filter(|id| !id.is_empty()) {
+            let count = seen.entry(id).or_insert(0);
+            *count += 1;
+            if *count == 2 {
+                repeated.push(id);
+            }
+        }
         if !repeated.is_empty() && side.runs.len() > 1 {
             let shown: Vec<&str> = repeated.iter().take(5).copied().collect();
             notes.push(format!(

@@ -1,5 +1,4 @@
 use super::*;
-use crate::batch::RunSource;
 use crate::model::Level;
 use std::collections::BTreeMap;
 
@@ -29,31 +28,23 @@ fn run(run_id: &str, scenario: &str, verdict: &str, score: i64, blocked: bool, s
     }
     let channel_ri: BTreeMap<Channel, f64> =
         leaks.first().map(|s| (s.channel, leaks.len() as f64 / 10.0)).into_iter().collect();
-    RunFacts {
-        file: format!("{run_id}.json"),
-        folder: String::new(),
-        source: RunSource::Report,
-        run_id: run_id.to_owned(),
-        agent_name: String::new(),
-        scenario_id: (!scenario.is_empty()).then(|| scenario.to_owned()),
-        risk_index: leaks.len() as f64 / 10.0,
-        privacy_score: score,
-        verdict: verdict.to_owned(),
-        blocked,
-        leaked_secrets: leaks.len() as u64,
-        vault_secrets: 10,
-        level_profile: LevelProfile::from_counts(level_counts),
-        vault_level_profile: LevelProfile::default(),
-        channel_ri,
-        channel_leaks,
-        event_channels: None,
-        leaks: Some({
-            let mut sorted = leaks;
-            sorted.sort();
-            sorted
-        }),
-        redteam: None,
-    }
+    // From JSON, so that fields a run's facts gain later take their defaults.
+    let mut run: RunFacts = serde_json::from_value(serde_json::json!({
+        "file": format!("{run_id}.json"), "source": "report", "run_id": run_id, "risk_index": 0.0,
+        "privacy_score": score, "verdict": verdict, "blocked": blocked, "leaked_secrets": 0, "vault_secrets": 10,
+        "level_profile": {}, "vault_level_profile": {}, "channel_ri": {}, "channel_leaks": {}, "event_channels": null,
+    }))
+    .unwrap();
+    run.scenario_id = (!scenario.is_empty()).then(|| scenario.to_owned());
+    run.risk_index = leaks.len() as f64 / 10.0;
+    run.leaked_secrets = leaks.len() as u64;
+    run.level_profile = LevelProfile::from_counts(level_counts);
+    run.channel_ri = channel_ri;
+    run.channel_leaks = channel_leaks;
+    let mut sorted = leaks;
+    sorted.sort();
+    run.leaks = Some(sorted);
+    run
 }
 
 fn clean(run_id: &str, scenario: &str) -> RunFacts {
