@@ -382,3 +382,20 @@ fn the_json_has_the_keys_the_issue_names() {
     assert_eq!(json["runs"][1]["matched_by"], "run_id");
     assert_eq!(json["runs"][1]["verdict_change"], "worse");
 }
+
+#[test]
+fn secrets_listed_out_of_order_still_compare_one_by_one() {
+    // A hand-edited scorecard row may list its secrets in any order.
+    let mut base = run("r1", "", "Fail", 20, true, &[SSN, EMAIL, CARD]);
+    base.leaks.as_mut().unwrap().reverse();
+    assert!(!base.leaks.as_ref().unwrap().is_sorted());
+    let new = run("r1", "", "Fail", 20, true, &[EMAIL, CARD]);
+    let d = diff(side("a", &[base]), side("b", &[new]), IntervalMethod::default(), &[]);
+    let r = &d.runs[0];
+    assert_eq!(r.new_leaks.as_ref().map(Vec::len), Some(0));
+    assert_eq!(
+        r.resolved_leaks.as_ref().unwrap().iter().map(super::secret_words).collect::<Vec<_>>(),
+        ["ssn (L3) on final_output as 12*****89"]
+    );
+    assert_eq!(r.unchanged_leaks, Some(2));
+}
