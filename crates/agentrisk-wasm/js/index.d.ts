@@ -794,7 +794,9 @@ export type LeakStep = {
 /**
  * One distinct leaked secret of a run: its data type, level, disclosure
  * channel and redacted value (the report's own redaction; the value itself
- * is never kept). Two findings with the same four are one secret.
+ * is never kept). Two findings with the same four are one secret. Secrets
+ * order by channel, data type, redacted value and level, the order
+ * [`RunFacts::from_report`] lists them in.
  */
 export type LeakedSecret = {
   data_type: string;
