@@ -23,6 +23,7 @@ pub fn to_hash(view: &ViewState) -> String {
         Tab::Runs => {}
         Tab::Batch => parts.push(("tab", "batch".into())),
         Tab::Compare => parts.push(("tab", "compare".into())),
+        Tab::Trend => parts.push(("tab", "trend".into())),
         Tab::Scoring => parts.push(("tab", "scoring".into())),
     }
     for src in &view.src {
@@ -102,6 +103,7 @@ pub fn from_hash(hash: &str) -> ViewState {
                 view.tab = match value.as_str() {
                     "batch" => Tab::Batch,
                     "compare" => Tab::Compare,
+                    "trend" => Tab::Trend,
                     "scoring" => Tab::Scoring,
                     _ => Tab::Runs,
                 }
@@ -224,6 +226,11 @@ mod tests {
             "{hash}"
         );
         assert_eq!(from_hash(&format!("#{hash}")), view);
+        for (tab, word) in [(Tab::Compare, "compare"), (Tab::Trend, "trend"), (Tab::Scoring, "scoring")] {
+            let hash = to_hash(&ViewState { tab, ..from_hash("") });
+            assert_eq!(hash, format!("tab={word}"));
+            assert_eq!(from_hash(&hash).tab, tab);
+        }
     }
 
     #[test]

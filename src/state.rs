@@ -140,6 +140,8 @@ pub enum Tab {
     Runs,
     Batch,
     Compare,
+    /// Several batches (scorecards, folders) over time.
+    Trend,
     Scoring,
 }
 
@@ -223,6 +225,9 @@ pub struct State {
     pub span_mapping: SpanMapping,
     /// Why the last "Export as AgentLeak trace" gave no file, if it did not.
     pub export_problem: Option<String>,
+    /// The loaded batch (a [`LoadedBatch::key`]) the Batch tab is limited
+    /// to, opened from the Trend view; `None`: every loaded run.
+    pub batch_scope: Option<String>,
 }
 
 /// A publication as opened: what its manifest says, and how checking its
@@ -299,6 +304,7 @@ impl Default for State {
             saving: None,
             span_mapping: SpanMapping::default(),
             export_problem: None,
+            batch_scope: None,
         }
     }
 }
@@ -396,6 +402,9 @@ pub enum Action {
     SpanMappingInForce(SpanMapping),
     /// "Export as AgentLeak trace" saved a file (`None`) or could not (why).
     TraceExported(Option<String>),
+    /// Show one loaded batch (a [`LoadedBatch::key`]) in the Batch tab;
+    /// `None`: every loaded run again.
+    OpenBatch(Option<String>),
 }
 
 impl State {
@@ -471,6 +480,130 @@ impl State {
             self.pending_run = None;
         }
         self.files.splice(at..at, rows);
+    }
+}
+
+/// A batch the page holds, as `agentrisk diff` and `history` take one: a
+/// scorecard file opened on its own, or a folder (with its sub-folders).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedBatch {
+    /// `file:<id>` or `folder:<path>`: what the pickers and the Trend view go by.
+    pub key: String,
+    /// As the CLI names the input: the scorecard's file name, the folder's path.
+    pub name: String,
+    /// A scorecard file (else a folder).
+    pub scorecard: bool,
+    /// A scorecard's `generated_at`; a folder that holds one scorecard and
+    /// nothing else has that one's (the CLI's rule, `BatchRuns::generated_at`).
+    pub generated_at: Option<String>,
+    /// Its runs in the CLI's order (by path, as a folder is walked).
+    pub rows: Vec<BatchRow>,
+    pub redteam: Vec<RunResult>,
+}
+
+/// Which folders count as batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Folders {
+    /// The folders the reviewer opened or dropped (a path's first part):
+    /// one batch each, as `agentrisk history FOLDER` reads it.
+    Opened,
+    /// Every folder and sub-folder, each with what lies below it.
+    Every,
+}
+
+impl State {
+    /// How many batches [`State::loaded_batches`] gives for
+    /// [`Folders::Opened`], without gathering their runs (the tab bar asks
+    /// at every change).
+    pub fn opened_batch_count(&self) -> usize {
+        let has_runs = |f: &FileEntry| match &f.status {
+            FileStatus::Loaded(_) => true,
+            FileStatus::Batch(only) => !only.runs.is_empty(),
+            FileStatus::Working(_) | FileStatus::Failed(_) => false,
+        };
+        let scorecards = self
+            .files
+            .iter()
+            .filter(|f| f.folder.is_empty() && matches!(f.status, FileStatus::Batch(_)) && has_runs(f))
+            .count();
+        let folders: std::collections::BTreeSet<&str> = self
+            .files
+            .iter()
+            .filter(|f| !f.folder.is_empty() && has_runs(f))
+            .map(|f| f.folder.split('/').next().unwrap_or(&f.folder))
+            .collect();
+        scorecards + folders.len()
+    }
+
+    /// The scorecards opened on their own (with runs), in the order they
+    /// were opened, then the folders by name.
+    pub fn loaded_batches(&self, folders: Folders) -> Vec<LoadedBatch> {
+        let mut out: Vec<LoadedBatch> = self
+            .files
+            .iter()
+            .filter(|f| f.folder.is_empty())
+            .filter_map(|f| match &f.status {
+                FileStatus::Batch(only) if !only.runs.is_empty() => Some(LoadedBatch {
+                    key: format!("file:{}", f.id),
+                    name: f.name.clone(),
+                    scorecard: true,
+                    generated_at: only.generated_at.clone(),
+                    rows: only.runs.iter().map(|facts| BatchRow { row: None, facts: facts.clone() }).collect(),
+                    redteam: only.redteam.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        let mut paths: Vec<&str> = Vec::new();
+        for entry in self.files.iter().filter(|f| !f.folder.is_empty()) {
+            match folders {
+                Folders::Opened => paths.push(entry.folder.split('/').next().unwrap_or(&entry.folder)),
+                Folders::Every => paths.extend(
+                    entry.folder.match_indices('/').map(|(at, _)| &entry.folder[..at]).chain([entry.folder.as_str()]),
+                ),
+            }
+        }
+        paths.sort_unstable();
+        paths.dedup();
+        for path in paths {
+            let mut inside: Vec<&FileEntry> = self
+                .files
+                .iter()
+                .filter(|f| f.folder == path || f.folder.strip_prefix(path).is_some_and(|rest| rest.starts_with('/')))
+                .collect();
+            // `agentrisk` walks a folder sorted, part by part of the path.
+            inside.sort_by(|a, b| a.name.split('/').cmp(b.name.split('/')));
+            let mut rows = Vec::new();
+            let mut redteam = Vec::new();
+            for entry in &inside {
+                match &entry.status {
+                    FileStatus::Loaded(run) => rows.push(BatchRow { row: Some(entry.id), facts: run.facts().clone() }),
+                    FileStatus::Batch(only) => {
+                        rows.extend(only.runs.iter().map(|facts| BatchRow { row: None, facts: facts.clone() }));
+                        redteam.extend(only.redteam.iter().cloned());
+                    }
+                    FileStatus::Working(_) | FileStatus::Failed(_) => {}
+                }
+            }
+            let generated_at = match inside.as_slice() {
+                [only] => match &only.status {
+                    FileStatus::Batch(card) => card.generated_at.clone(),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if !rows.is_empty() {
+                out.push(LoadedBatch {
+                    key: format!("folder:{path}"),
+                    name: path.to_owned(),
+                    scorecard: false,
+                    generated_at,
+                    rows,
+                    redteam,
+                });
+            }
+        }
+        out
     }
 }
 
@@ -583,6 +716,12 @@ impl Reducible for State {
             }
             Action::Saving(None) => next.saving = Some(None),
             Action::Saving(Some(problem)) => next.saving = (!problem.is_empty()).then_some(Some(problem)),
+            Action::OpenBatch(key) => {
+                if key.is_some() {
+                    next.tab = Tab::Batch;
+                }
+                next.batch_scope = key;
+            }
             Action::CloseRun => next.selected = None,
             Action::Remove(id) => {
                 if let Some(file) = next.files.iter().find(|f| f.id == id).map(|f| f.file) {

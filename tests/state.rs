@@ -238,3 +238,61 @@ fn an_export_problem_shows_until_the_next_export_or_run() {
     assert_eq!(state.clone().reduce(Action::TraceExported(None)).export_problem, None);
     assert_eq!(state.reduce(Action::Select(1)).export_problem, None);
 }
+
+/// Loaded batches, as `agentrisk diff` and `history` take inputs: a
+/// scorecard opened on its own, and folders (the opened ones for the Trend
+/// view, every one for Compare), each folder's runs in the CLI's order.
+#[test]
+fn scorecards_and_folders_are_batches_with_their_runs_in_the_clis_order() {
+    use agentrisk::batch::{RunFacts, Scorecard};
+    use agentrisk::stats::IntervalMethod;
+    use agentrisk_viewer::state::Folders;
+    let report = |name: &str| -> RunFacts {
+        match analyze(HEALTHCARE) {
+            FileResult::Report(loaded) => RunFacts { file: name.to_owned(), ..loaded.facts },
+            other => panic!("{other:?}"),
+        }
+    };
+    let card = Scorecard::new(vec![report("x.json")], Vec::new(), IntervalMethod::default(), None)
+        .with_generated_at("2026-12-01T09:00:00+00:00")
+        .to_json();
+    let open = |id: u32, name: &str, folder: &str, bytes: &[u8]| {
+        let queued = Action::Queued(vec![Queued { id, name: name.into(), folder: folder.into() }]);
+        let result = Analyser::new().analyse_file(bytes, name, folder, &|_| {});
+        move |state: Rc<State>| state.reduce(queued).reduce(Action::Finished { id, result })
+    };
+    let mut state = Rc::new(State::default());
+    for step in [
+        open(1, "week1/b.json", "week1", HEALTHCARE),
+        open(2, "week1/sub/a.json", "week1/sub", HEALTHCARE),
+        open(3, "week1/a-b.json", "week1", HEALTHCARE),
+        open(4, "card.json", "", card.as_bytes()),
+        open(5, "week2/card.json", "week2", card.as_bytes()),
+        open(6, "loose.json", "", HEALTHCARE),
+    ] {
+        state = step(state);
+    }
+    let opened = state.loaded_batches(Folders::Opened);
+    let keys: Vec<(&str, &str, bool)> = opened.iter().map(|b| (b.key.as_str(), b.name.as_str(), b.scorecard)).collect();
+    assert_eq!(
+        keys,
+        [("file:4", "card.json", true), ("folder:week1", "week1", false), ("folder:week2", "week2", false)]
+    );
+    // A folder's runs come in the order the CLI walks it: sorted part by
+    // part of the path, as `agentrisk diff` and `history` read a folder.
+    let files: Vec<&str> = opened[1].rows.iter().map(|r| r.facts.file.as_str()).collect();
+    assert_eq!(files, ["week1/a-b.json", "week1/b.json", "week1/sub/a.json"]);
+    assert_eq!(opened[1].rows[0].row, Some(3));
+    // A scorecard, or a folder holding one scorecard and nothing else, has its generated_at.
+    assert_eq!(opened[0].generated_at.as_deref(), Some("2026-12-01T09:00:00+00:00"));
+    assert_eq!(opened[2].generated_at.as_deref(), Some("2026-12-01T09:00:00+00:00"));
+    assert_eq!(opened[1].generated_at, None);
+    let every: Vec<String> = state.loaded_batches(Folders::Every).iter().map(|b| b.key.clone()).collect();
+    assert_eq!(every, ["file:4", "folder:week1", "folder:week1/sub", "folder:week2"]);
+
+    // The Trend view opens a batch in the Batch tab; "show every run" goes back.
+    let state = state.reduce(Action::OpenBatch(Some("folder:week1".into())));
+    assert_eq!((state.tab, state.batch_scope.as_deref()), (agentrisk_viewer::state::Tab::Batch, Some("folder:week1")));
+    let state = state.reduce(Action::OpenBatch(None));
+    assert_eq!(state.batch_scope, None);
+}

@@ -4,7 +4,7 @@
 //! beside a table of its numbers, and the exports.
 
 use crate::charts::{forest_svg, ForestRow};
-use crate::components::download::{download, print_page};
+use crate::components::download::{download, now_generated_at, print_page};
 use crate::components::heatmap::{HeatmapView, Unit};
 use crate::components::ident::ident;
 use crate::components::verdict_class;
@@ -43,6 +43,12 @@ pub struct BatchProps {
     pub on_remove: Callback<u32>,
     /// The what-if settings in force, recorded in exports.
     pub whatif: WhatIf,
+    /// The loaded batch shown (opened from the Trend view); `None`: every loaded run.
+    #[prop_or_default]
+    pub scope: Option<String>,
+    /// Shows every loaded run again.
+    #[prop_or_default]
+    pub on_clear_scope: Callback<()>,
 }
 
 fn disclosure_channels() -> Vec<Channel> {
@@ -177,8 +183,9 @@ pub fn batch_view(props: &BatchProps) -> Html {
         let config = (!props.whatif.is_reference_default()).then(|| props.whatif.to_yaml());
         Callback::from(move |_: MouseEvent| {
             let facts: Vec<RunFacts> = rows.iter().map(|r| r.facts.clone()).collect();
-            let card =
-                Scorecard::new(facts, redteam.to_vec(), method, settings.group_by).with_analysis_config(config.clone());
+            let card = Scorecard::new(facts, redteam.to_vec(), method, settings.group_by)
+                .with_analysis_config(config.clone())
+                .with_generated_at(now_generated_at());
             download("agentrisk-scorecard.json", "application/json", &card.to_json());
         })
     };
@@ -208,6 +215,11 @@ pub fn batch_view(props: &BatchProps) -> Html {
                     <button type="button" class="button" id="print-batch" onclick={Callback::from(|_: MouseEvent| print_page("batch"))}>{ "Print batch" }</button>
                 </div>
             </header>
+            if let Some(name) = &props.scope {
+                <p class="banner" id="batch-scope">{ "Showing the batch " }{ ident(name) }{ format!(" only ({} runs). ", summary.runs) }
+                    <button type="button" class="link-button" id="batch-scope-clear" onclick={props.on_clear_scope.reform(|_: MouseEvent| ())}>{ "Show every loaded run" }</button>
+                </p>
+            }
             <Controls settings={settings} on_settings={props.on_settings.clone()} />
             if settings.group_by.is_some() && !summary.groups.is_empty() {
                 { focus_picker(&summary, &focus) }

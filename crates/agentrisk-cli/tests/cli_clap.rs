@@ -27,7 +27,7 @@ fn examples_dir(tag: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 7] = ["run", "batch", "score", "site", "pack", "completions", "man"];
+const COMMANDS: [&str; 9] = ["run", "batch", "diff", "history", "score", "site", "pack", "completions", "man"];
 
 #[test]
 fn help_lists_every_command_and_exits_zero() {
@@ -52,6 +52,8 @@ fn every_command_help_ends_with_examples() {
     for (command, example) in [
         ("run", "  agentrisk run -t trace.json\n"),
         ("batch", "  agentrisk batch runs/\n"),
+        ("diff", "  agentrisk diff baseline/ candidate/ --fail-on new-leak:L3 --format markdown > comment.md\n"),
+        ("history", "  agentrisk history week49.json week50.json week51.json\n"),
         ("score", "  agentrisk score reports/*.json\n"),
         ("completions", "  agentrisk completions bash > "),
         ("man", "  man -l <(agentrisk man)\n"),

@@ -15,7 +15,7 @@ mod tabs;
 
 use crate::components::{
     batch::BatchView, canaries::CanaryPanel, compare::CompareView, provenance::Provenance, run_detail::RunDetail,
-    run_table::RunTable, scoring::ScoringPanel, span_mapping::SpanMappingPanel,
+    run_table::RunTable, scoring::ScoringPanel, span_mapping::SpanMappingPanel, trend::TrendView,
 };
 use crate::hooks::dispatch;
 use crate::hooks::embedding::use_embedding;
@@ -26,7 +26,7 @@ use crate::hooks::publication::{save_as_one_file, use_open_publication};
 use crate::hooks::shortcuts::use_keyboard_shortcuts;
 use crate::hooks::worker::{to_worker, use_worker_bridge, Worker};
 use crate::publication;
-use crate::state::{Action, FileEntry, State, Tab};
+use crate::state::{Action, FileEntry, Folders, State, Tab};
 use crate::theme;
 use agentrisk::config::WhatIf;
 use banners::{SrcPrompt, WhatIfBanner};
@@ -72,6 +72,26 @@ pub fn app() -> Html {
             (Rc::new(rows), Rc::new(redteam))
         })
     };
+    // Loaded batches, gathered only for the views that show them: every
+    // folder for Compare (and the batch the Batch tab is limited to), the
+    // folders opened for Trend. Each copies its runs' facts, so a page
+    // loading thousands of files does not gather them at every file.
+    let batches = {
+        let state = state.clone();
+        use_memo((state.files.clone(), state.tab, state.batch_scope.is_some()), move |(_, tab, scoped)| {
+            let every = if *tab == Tab::Compare || *scoped { state.loaded_batches(Folders::Every) } else { Vec::new() };
+            let opened = if *tab == Tab::Trend { state.loaded_batches(Folders::Opened) } else { Vec::new() };
+            (Rc::new(every), Rc::new(opened))
+        })
+    };
+    let batch_count = state.opened_batch_count();
+    // The Batch tab shows one loaded batch when the Trend view opened one.
+    let scoped = state.batch_scope.as_ref().and_then(|key| batches.0.iter().find(|b| &b.key == key));
+    let (batch_rows, batch_redteam) = match scoped {
+        Some(b) => (Rc::new(b.rows.clone()), Rc::new(b.redteam.clone())),
+        None => (batch.0.clone(), batch.1.clone()),
+    };
+    let scope_name = scoped.map(|b| b.name.clone());
     let batch_runs = batch.0.len();
     // Scorecard rows (no run view of their own, `row` none) are summaries.
     let scorecard_runs = batch.0.iter().filter(|row| row.row.is_none()).count();
@@ -102,7 +122,7 @@ pub fn app() -> Html {
                 if state.files.is_empty() {
                     <Welcome />
                 } else {
-                    <Tabs tab={state.tab} {batch_runs} on_show={dispatch.reform(Action::ShowTab)} />
+                    <Tabs tab={state.tab} {batch_runs} batches={batch_count} on_show={dispatch.reform(Action::ShowTab)} />
                     if !state.whatif.is_reference_default() {
                         <WhatIfBanner whatif={state.whatif.clone()} {scorecard_runs} on_apply={on_apply.clone()} />
                     }
@@ -116,10 +136,13 @@ pub fn app() -> Html {
                                 on_export_trace={export_trace(&worker, entry.file, &run.report().run_id)} export_problem={state.export_problem.clone()} />
                         }
                     } else if state.tab == Tab::Batch {
-                        <BatchView rows={batch.0.clone()} redteam={batch.1.clone()} settings={state.batch} on_settings={dispatch.reform(Action::SetBatch)}
-                            on_open={on_select} {on_remove} whatif={state.whatif.clone()} />
+                        <BatchView rows={batch_rows} redteam={batch_redteam} settings={state.batch} on_settings={dispatch.reform(Action::SetBatch)}
+                            on_open={on_select} {on_remove} whatif={state.whatif.clone()}
+                            scope={scope_name} on_clear_scope={dispatch.reform(|()| Action::OpenBatch(None))} />
                     } else if state.tab == Tab::Compare {
-                        <CompareView files={state.files.clone()} rows={batch.0.clone()} settings={state.batch} />
+                        <CompareView files={state.files.clone()} rows={batch.0.clone()} batches={batches.0.clone()} settings={state.batch} />
+                    } else if state.tab == Tab::Trend {
+                        <TrendView batches={batches.1.clone()} settings={state.batch} on_open={dispatch.reform(|key| Action::OpenBatch(Some(key)))} />
                     } else {
                         <ScoringPanel applied={state.whatif.clone()} rejected={state.whatif_rejected.clone()} {on_apply} {on_import} />
                         <CanaryPanel in_force={state.canaries.clone()} problem={state.canaries_problem.clone()} on_pick={on_pick_canaries} on_clear={on_clear_canaries} />

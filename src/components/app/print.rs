@@ -21,6 +21,7 @@ pub fn print_header(state: &State, batch_runs: usize) -> (Html, (String, String)
         },
         Tab::Batch => format!("Batch of {batch_runs} runs"),
         Tab::Compare => format!("Comparison · batch of {batch_runs} runs"),
+        Tab::Trend => "Trend over batches".to_owned(),
         Tab::Scoring => "What-if scoring settings".to_owned(),
     };
     let (settings, settings_short) = if state.whatif.is_reference_default() {

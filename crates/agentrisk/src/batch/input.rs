@@ -68,6 +68,8 @@ pub struct BatchFile {
     pub redteam: Vec<RunResult>,
     /// A scorecard's own settings.
     pub settings: Option<ScorecardSettings>,
+    /// When a scorecard was written, if it says.
+    pub generated_at: Option<String>,
 }
 
 /// Why a batch file could not be read; `Display` names the place and the
@@ -136,13 +138,14 @@ pub(crate) fn load_batch_file(
     input: &AnalysisInput<'_>,
 ) -> Result<BatchFile, BatchFileError> {
     let kind = detect_kind(bytes);
-    let mut out = BatchFile { kind, runs: Vec::new(), redteam: Vec::new(), settings: None };
+    let mut out = BatchFile { kind, runs: Vec::new(), redteam: Vec::new(), settings: None, generated_at: None };
     match kind {
         FileKind::Scorecard => {
             let rows = read_scorecard(bytes)?;
             out.runs = rows.runs;
             out.redteam = rows.redteam_results;
             out.settings = rows.settings;
+            out.generated_at = rows.generated_at;
         }
         FileKind::RedTeam => out.redteam = parse_redteam_results(bytes)?,
         // A canary set is no run; `--canaries FILE` applies one.
