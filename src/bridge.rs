@@ -6,9 +6,11 @@
 //! A worker that panics or dies (an out-of-memory abort, an uncaught
 //! error) is replaced: the file it was working on fails with the reason,
 //! every other file it holds is sent to the new worker again (with the
-//! current what-if settings), and files already shown keep their results.
+//! current what-if settings, canary set and span mapping), and files
+//! already shown keep their results.
 
 use crate::protocol::{join_result, FromWorker, PackRequest, ResultPart, ReviewEdit, ToWorker};
+use agentrisk::model::SpanMapping;
 use agentrisk::workspace::{size_refusal, FileResult};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -85,12 +87,15 @@ struct Inner {
     /// Files sent whose result has not come back yet.
     unfinished: BTreeSet<u32>,
     /// Parts of results whose `Done` has not come yet, by file id.
-    parts: BTreeMap<u32, Vec<ResultPart>>,
+    parts: BTreeMap<u32, Vec<(u32, ResultPart)>>,
     /// The last what-if settings sent (`""`: the reference's defaults).
     settings: String,
     /// The message that set the canary set in force (a picked file's
     /// `ReadCanaries`, or a dropped file's `Open`), for a replacement worker.
     canaries: Option<JsValue>,
+    /// The span mapping chosen (`None`: the default, never changed), for a
+    /// replacement worker.
+    span_mapping: Option<SpanMapping>,
     /// The publication being opened, for a replacement worker.
     publication: Option<JsValue>,
     /// The review in force and its date, as the worker last told them, for
@@ -129,6 +134,7 @@ impl Bridge {
             parts: BTreeMap::new(),
             settings: String::new(),
             canaries: None,
+            span_mapping: None,
             publication: None,
             review: None,
             generation: 0,
@@ -199,6 +205,20 @@ impl Bridge {
         inner.post(ToWorker::ClearCanaries.to_js());
     }
 
+    /// Sets how span exports become runs; the worker analyses every span
+    /// export again (answered by `SpanMapping`).
+    pub fn send_span_mapping(&self, mapping: SpanMapping) {
+        let mut inner = self.inner.borrow_mut();
+        inner.span_mapping = Some(mapping);
+        inner.post(ToWorker::SpanMapping { mapping }.to_js());
+    }
+
+    /// Asks the worker for run `run_id` of span export `id` as an
+    /// AgentLeak trace (answered by `Exported` or `ExportFailed`).
+    pub fn export_trace(&self, id: u32, run_id: &str) {
+        self.inner.borrow_mut().post(ToWorker::ExportTrace { id, run_id: run_id.to_owned() }.to_js());
+    }
+
     /// Tells the worker the files that follow are a publication's, to be
     /// checked against `manifest` (its JSON text).
     pub fn publication(&self, manifest: &str) {
@@ -259,8 +279,8 @@ fn start_worker(weak: &Weak<RefCell<Inner>>, generation: u32) -> Result<Running,
 /// so a view that sends a file in response does not find it borrowed.
 /// A result's parts are kept until its `Done`, which gets them back.
 fn received(inner: &Rc<RefCell<Inner>>, mut message: FromWorker) {
-    if let FromWorker::Part { id, part } = message {
-        inner.borrow_mut().parts.entry(id).or_default().push(part);
+    if let FromWorker::Part { id, run, part } = message {
+        inner.borrow_mut().parts.entry(id).or_default().push((run, part));
         return;
     }
     let on_message = {
@@ -340,6 +360,9 @@ fn crashed(inner: &Rc<RefCell<Inner>>, id: Option<u32>, message: String) {
                     }
                     if let Some(canaries) = state.canaries.clone() {
                         state.queue.push(canaries);
+                    }
+                    if let Some(mapping) = state.span_mapping {
+                        state.queue.push(ToWorker::SpanMapping { mapping }.to_js());
                     }
                     if let Some(publication) = state.publication.clone() {
                         state.queue.push(publication);

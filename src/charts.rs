@@ -1,5 +1,6 @@
 //! The Batch tab's charts, drawn with plotters: heatmaps (channel × run
-//! and channel × level) and a forest plot of per-channel leak rates.
+//! and channel × level) and a forest plot of per-channel leak rates; and the
+//! Trend view's chart of batches over time.
 //!
 //! Each chart is drawn on any plotters backend: SVG text for small charts,
 //! a `<canvas>` for heatmaps with many cells. The heatmap returns its
@@ -328,6 +329,184 @@ pub fn forest_svg(title: &str, rows: &[ForestRow], threshold: f64) -> Result<Str
     Ok(svg)
 }
 
+/// The trend chart's width: it is shown at this size (see `TextUnits`).
+pub const TREND_WIDTH: u32 = 560;
+/// Block rate and mean RI lines.
+const BLOCK: RGBColor = RGBColor(0x37, 0x41, 0x51);
+const MEAN_RI: RGBColor = RGBColor(0xb5, 0x47, 0x08);
+/// Verdict bands, Pass to Fail (the page's verdict colours).
+const VERDICT_COLOURS: [RGBColor; 4] =
+    [RGBColor(0x1c, 0x7c, 0x3c), RGBColor(0xd9, 0xa4, 0x06), RGBColor(0xea, 0x6c, 0x1e), RGBColor(0xb4, 0x23, 0x18)];
+
+/// Batches over time as SVG text: on top, the leak rate with its interval
+/// as a band, the block rate and the mean Risk Index; below, each batch's
+/// verdict shares as a stacked bar. Batches are `#1`, `#2`, … in the
+/// history's order; their names (from files) stay in the table beside.
+pub fn trend_svg(history: &agentrisk::compare::history::History) -> Result<String, String> {
+    let units = TextUnits::Svg;
+    let n = history.batches.len();
+    let (width, top_height, bottom_height) = (TREND_WIDTH, 300u32, 150u32);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, top_height + bottom_height)).into_drawing_area();
+        root.fill(&PAPER).map_err(err)?;
+        let (top, bottom) = root.split_vertically(top_height);
+        let text = |px: f64, colour: &'static RGBColor, h: HPos, v: VPos| {
+            TextStyle::from((FONT, units.size(px)).into_font()).color(colour).pos(Pos::new(h, v))
+        };
+        let font = |px: f64| (FONT, units.size(px)).into_font();
+        top.draw(&Text::new(
+            "Leak rate, block rate and mean RI by batch".to_owned(),
+            (8, 8),
+            text(TITLE_PX, &INK, HPos::Left, VPos::Top),
+        ))
+        .map_err(err)?;
+        let x_range = -0.5f64..(n.max(1) as f64 - 0.5);
+        let batch_label = |x: &f64| {
+            let i = x.round();
+            if (x - i).abs() < 1e-9 && i >= 0.0 && (i as usize) < n {
+                format!("#{}", i as usize + 1)
+            } else {
+                String::new()
+            }
+        };
+        let mut chart = ChartBuilder::on(&top)
+            .margin_top(TITLE_HEIGHT as i32 + 22)
+            .margin_right(24)
+            .margin_left(8)
+            .x_label_area_size(30)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x_range.clone(), 0f64..1f64)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n.max(1))
+            .x_label_formatter(&batch_label)
+            .y_labels(6)
+            .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
+            .y_desc("share of runs · RI")
+            .axis_desc_style(font(SMALL_PX).color(&MUTED))
+            .label_style(font(SMALL_PX).color(&MUTED))
+            .max_light_lines(1)
+            .light_line_style(RGBColor(0xf3, 0xf4, 0xf6))
+            .draw()
+            .map_err(err)?;
+        // The leak rate's interval as a band, then the three lines.
+        let points = |pick: &dyn Fn(&agentrisk::compare::history::HistoryBatch) -> Option<f64>| -> Vec<(f64, f64)> {
+            history.batches.iter().enumerate().filter_map(|(i, b)| pick(b).map(|v| (i as f64, v))).collect()
+        };
+        let lower = points(&|b| b.leak_rate.lower);
+        let upper = points(&|b| b.leak_rate.upper);
+        if lower.len() > 1 {
+            let band: Vec<(f64, f64)> = upper.iter().copied().chain(lower.iter().rev().copied()).collect();
+            chart.draw_series(std::iter::once(Polygon::new(band, ACCENT.mix(0.15).filled()))).map_err(err)?;
+        }
+        for (x, y0, y1) in history
+            .batches
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| Some((i as f64, b.leak_rate.lower?, b.leak_rate.upper?)))
+        {
+            chart
+                .draw_series(std::iter::once(PathElement::new(vec![(x, y0), (x, y1)], ACCENT.mix(0.6).stroke_width(1))))
+                .map_err(err)?;
+        }
+        // Lines and marks drawn one element at a time, with the element
+        // types the forest plot already uses (each new plotters series type
+        // would add its own code to the download).
+        let leak = points(&|b| b.leak_rate.rate);
+        let block = points(&|b| b.block_rate.rate);
+        let ri = points(&|b| b.mean_risk_index);
+        chart.draw_series(std::iter::once(PathElement::new(leak.clone(), ACCENT.stroke_width(2)))).map_err(err)?;
+        chart.draw_series(DashedLineSeries::new(block.clone(), 6, 4, BLOCK.stroke_width(2))).map_err(err)?;
+        chart.draw_series(std::iter::once(PathElement::new(ri.clone(), MEAN_RI.stroke_width(2)))).map_err(err)?;
+        for &point in &leak {
+            chart.draw_series(std::iter::once(Circle::new(point, 4, ACCENT.filled()))).map_err(err)?;
+        }
+        for &(x, y) in &block {
+            let mark = Rectangle::new([(x - 0.04, y - 0.012), (x + 0.04, y + 0.012)], BLOCK.filled());
+            chart.draw_series(std::iter::once(mark)).map_err(err)?;
+        }
+        for &(x, y) in &ri {
+            let mark = Rectangle::new([(x - 0.025, y - 0.02), (x + 0.025, y + 0.02)], MEAN_RI.filled());
+            chart.draw_series(std::iter::once(mark)).map_err(err)?;
+        }
+        // The key, in one row above the plot.
+        let key_y = TITLE_HEIGHT as i32 + 4;
+        let mut x = 60;
+        for (label, colour, dashed) in
+            [("leak rate (band: interval)", ACCENT, false), ("block rate", BLOCK, true), ("mean RI", MEAN_RI, false)]
+        {
+            let line: Vec<(i32, i32)> = vec![(x, key_y + 8), (x + 22, key_y + 8)];
+            if dashed {
+                top.draw(&PathElement::new(vec![(x, key_y + 8), (x + 8, key_y + 8)], colour.stroke_width(2)))
+                    .map_err(err)?;
+                top.draw(&PathElement::new(vec![(x + 13, key_y + 8), (x + 22, key_y + 8)], colour.stroke_width(2)))
+                    .map_err(err)?;
+            } else {
+                top.draw(&PathElement::new(line, colour.stroke_width(2))).map_err(err)?;
+            }
+            top.draw(&Text::new(label.to_owned(), (x + 28, key_y + 8), text(SMALL_PX, &INK, HPos::Left, VPos::Center)))
+                .map_err(err)?;
+            x += 28 + (label.chars().count() as i32) * 7 + 24;
+        }
+
+        // Verdict shares, one stacked bar per batch.
+        bottom
+            .draw(&Text::new("Verdict shares by batch".to_owned(), (8, 4), text(LABEL_PX, &INK, HPos::Left, VPos::Top)))
+            .map_err(err)?;
+        let mut bars = ChartBuilder::on(&bottom)
+            .margin_top(24)
+            .margin_right(24)
+            .margin_left(8)
+            .x_label_area_size(26)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x_range, 0f64..1f64)
+            .map_err(err)?;
+        bars.configure_mesh()
+            .disable_x_mesh()
+            .disable_y_mesh()
+            .x_labels(n.max(1))
+            .x_label_formatter(&batch_label)
+            .y_labels(3)
+            .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
+            .label_style(font(SMALL_PX).color(&MUTED))
+            .draw()
+            .map_err(err)?;
+        for (i, batch) in history.batches.iter().enumerate() {
+            let x = i as f64;
+            let mut from = 0.0;
+            for (share, colour) in batch.verdicts.iter().zip(VERDICT_COLOURS) {
+                let to = from + share.share.rate.unwrap_or(0.0);
+                if to > from {
+                    bars.draw_series(std::iter::once(Rectangle::new(
+                        [(x - 0.3, from), (x + 0.3, to)],
+                        colour.filled(),
+                    )))
+                    .map_err(err)?;
+                }
+                from = to;
+            }
+        }
+        // The verdicts' key, right of the panel's title.
+        let mut x = 200;
+        for (verdict, colour) in agentrisk::Verdict::ALL.iter().zip(VERDICT_COLOURS) {
+            bottom.draw(&Rectangle::new([(x, 6), (x + 10, 16)], colour.filled())).map_err(err)?;
+            bottom
+                .draw(&Text::new(
+                    verdict.as_str().to_owned(),
+                    (x + 14, 11),
+                    text(SMALL_PX, &INK, HPos::Left, VPos::Center),
+                ))
+                .map_err(err)?;
+            x += 14 + verdict.as_str().chars().count() as i32 * 7 + 14;
+        }
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
 /// Draws `map` on a canvas element, sized to the canvas.
 pub fn heatmap_canvas(canvas: web_sys::HtmlCanvasElement, map: &Heatmap<'_>) -> Result<Grid, String> {
     let backend = plotters_canvas::CanvasBackend::with_canvas_object(canvas)
@@ -432,6 +611,45 @@ mod tests {
         let sizes = font_sizes(&forest);
         assert!(sizes.len() > 8, "title, label, ticks, axis name, threshold: {sizes:?}");
         assert!(sizes.iter().all(|&s| s >= SMALL_PX - 1e-9), "{sizes:?}");
+    }
+
+    #[test]
+    fn the_trend_chart_draws_each_batch_and_its_key() {
+        use agentrisk::batch::RunFacts;
+        use agentrisk::compare::history::{history, HistoryInput};
+        let run = |leaked: u64, verdict: &str| -> RunFacts {
+            serde_json::from_value(serde_json::json!({
+                "file": "r.json", "source": "report", "run_id": "r", "risk_index": 0.1 * leaked as f64,
+                "privacy_score": 50, "verdict": verdict, "blocked": leaked > 1, "leaked_secrets": leaked,
+                "vault_secrets": 10, "level_profile": {}, "vault_level_profile": {}, "channel_ri": {},
+                "channel_leaks": {}, "event_channels": null,
+            }))
+            .unwrap()
+        };
+        let weeks =
+            [vec![run(0, "Pass"), run(2, "Fail")], vec![run(1, "High risk")], vec![run(0, "Pass"), run(0, "Pass")]];
+        let names = ["w1", "w2", "w3"];
+        let inputs: Vec<HistoryInput<'_>> =
+            weeks.iter().zip(names).map(|(runs, name)| HistoryInput { name, generated_at: None, runs }).collect();
+        let svg = trend_svg(&history(&inputs, agentrisk::stats::IntervalMethod::default())).unwrap();
+        assert!(svg.starts_with(&format!("<svg width=\"{TREND_WIDTH}\"")), "{}", &svg[..80]);
+        for label in [
+            "#1",
+            "#2",
+            "#3",
+            "leak rate (band: interval)",
+            "block rate",
+            "mean RI",
+            "Pass",
+            "Fail",
+            "Verdict shares by batch",
+        ] {
+            assert!(svg.contains(label), "{label}");
+        }
+        // One dot per batch's leak rate; no batch name from a file is drawn.
+        assert_eq!(svg.matches("<circle").count(), 3);
+        assert!(!svg.contains("w1"));
+        assert!(font_sizes(&svg).iter().all(|&s| s >= SMALL_PX - 1e-9), "{:?}", font_sizes(&svg));
     }
 
     #[test]

@@ -70,37 +70,42 @@ pub struct Awaiting {
 /// result, and forgets it. A file removed before it finished counts as an error.
 pub fn answer_finished(awaiting: &RefCell<Vec<Awaiting>>, files: &[FileEntry]) {
     awaiting.borrow_mut().retain(|request| {
-        let entries: Vec<(&str, Option<&FileEntry>)> =
-            request.ids.iter().map(|(id, name)| (name.as_str(), files.iter().find(|f| f.id == *id))).collect();
-        if entries.iter().any(|(_, entry)| entry.is_some_and(|e| matches!(e.status, FileStatus::Working(_)))) {
+        // A file's rows: one, or one per run of a span export.
+        let entries: Vec<(&str, Vec<&FileEntry>)> = request
+            .ids
+            .iter()
+            .map(|(id, name)| (name.as_str(), files.iter().filter(|f| f.file == *id).collect()))
+            .collect();
+        if entries.iter().flat_map(|(_, rows)| rows).any(|e| matches!(e.status, FileStatus::Working(_))) {
             return true;
         }
         let (runs, errors) = (Array::new(), Array::new());
         for (file, message) in &request.refused {
             errors.push(&error_of(file, message));
         }
-        for (name, entry) in entries {
-            match entry.map(|e| &e.status) {
-                Some(FileStatus::Loaded(run)) => {
-                    let report = run.report();
-                    let row = object(&[
-                        ("file", JsValue::from_str(name)),
-                        ("run_id", JsValue::from_str(&report.run_id)),
-                        ("risk_index", JsValue::from_f64(report.risk_index)),
-                        ("privacy_score", JsValue::from_f64(report.privacy_score as f64)),
-                        ("verdict", JsValue::from_str(&report.verdict)),
-                        ("blocked", JsValue::from_bool(report.blocked)),
-                    ]);
-                    runs.push(&row);
-                }
-                // Scorecards and red-team results feed the Batch tab only.
-                Some(FileStatus::Batch(_)) => {}
-                Some(FileStatus::Failed(message)) => {
-                    errors.push(&error_of(name, message));
-                }
-                Some(FileStatus::Working(_)) => {}
-                None => {
-                    errors.push(&error_of(name, "removed before it finished loading"));
+        for (name, rows) in entries {
+            if rows.is_empty() {
+                errors.push(&error_of(name, "removed before it finished loading"));
+            }
+            for entry in rows {
+                match &entry.status {
+                    FileStatus::Loaded(run) => {
+                        let report = run.report();
+                        let row = object(&[
+                            ("file", JsValue::from_str(name)),
+                            ("run_id", JsValue::from_str(&report.run_id)),
+                            ("risk_index", JsValue::from_f64(report.risk_index)),
+                            ("privacy_score", JsValue::from_f64(report.privacy_score as f64)),
+                            ("verdict", JsValue::from_str(&report.verdict)),
+                            ("blocked", JsValue::from_bool(report.blocked)),
+                        ]);
+                        runs.push(&row);
+                    }
+                    // Scorecards and red-team results feed the Batch tab only.
+                    FileStatus::Batch(_) | FileStatus::Working(_) => {}
+                    FileStatus::Failed(message) => {
+                        errors.push(&error_of(name, message));
+                    }
                 }
             }
         }

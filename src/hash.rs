@@ -1,9 +1,10 @@
-//! The view in the URL hash: tab, selected run (by file name), batch
-//! settings and what-if settings, so that a link reopens the same view once
-//! the same files are loaded. Only names the reviewer chose and settings go
-//! in; nothing read from a file (no run id, value or text) ever does.
+//! The view in the URL hash: tab, selected run (by file name, and for a span
+//! export's later runs their place), batch settings and what-if settings,
+//! so that a link reopens the same view once the same files are loaded.
+//! Only names the reviewer chose and settings go in; nothing read from a
+//! file (no run id, conversation id, value or text) ever does.
 //!
-//! Form: `#tab=batch&src=reports/run.json&run=hr.json&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27&fail=60&l4=0&det=pii,secrets&vault=levels:10,10,10,10&scope=…&ov=email:4;person_name:3`,
+//! Form: `#tab=batch&src=reports/run.json&run=hr.json&nth=2&conf=0.9&cc=1&group=agent&thr=25&w=1,3,9,27&fail=60&l4=0&det=pii,secrets&vault=levels:10,10,10,10&scope=…&ov=email:4;person_name:3`,
 //! then the findings filters chosen from lists (`fch`, `flv`, `fty`,
 //! `fdet`), every part optional, values percent-encoded. Typed search text
 //! (the search box, source or target) stays out: it is often a value copied
@@ -22,6 +23,7 @@ pub fn to_hash(view: &ViewState) -> String {
         Tab::Runs => {}
         Tab::Batch => parts.push(("tab", "batch".into())),
         Tab::Compare => parts.push(("tab", "compare".into())),
+        Tab::Trend => parts.push(("tab", "trend".into())),
         Tab::Scoring => parts.push(("tab", "scoring".into())),
     }
     for src in &view.src {
@@ -29,6 +31,9 @@ pub fn to_hash(view: &ViewState) -> String {
     }
     if let Some(run) = &view.run {
         parts.push(("run", run.clone()));
+        if view.run_place > 0 {
+            parts.push(("nth", (view.run_place + 1).to_string()));
+        }
     }
     let (b, d) = (&view.batch, BatchSettings::default());
     if b.confidence != d.confidence {
@@ -86,6 +91,7 @@ pub fn from_hash(hash: &str) -> ViewState {
     let mut view = ViewState {
         tab: Tab::Runs,
         run: None,
+        run_place: 0,
         batch: BatchSettings::default(),
         whatif: WhatIf::reference_defaults(),
         src: Vec::new(),
@@ -100,11 +106,17 @@ pub fn from_hash(hash: &str) -> ViewState {
                 view.tab = match value.as_str() {
                     "batch" => Tab::Batch,
                     "compare" => Tab::Compare,
+                    "trend" => Tab::Trend,
                     "scoring" => Tab::Scoring,
                     _ => Tab::Runs,
                 }
             }
             "run" if !value.is_empty() => view.run = Some(value),
+            "nth" => {
+                if let Some(nth) = value.parse::<usize>().ok().filter(|n| (1..=1_000_000).contains(n)) {
+                    view.run_place = nth - 1;
+                }
+            }
             "src" if !value.is_empty() => view.src.push(value),
             "conf" => {
                 if let Some(c) = value.parse::<f64>().ok().filter(|c| *c > 0.0 && *c < 1.0) {
@@ -191,6 +203,7 @@ mod tests {
         let view = ViewState {
             tab: Tab::Batch,
             run: Some("nightly/hr run #2 & more.json".into()),
+            run_place: 2,
             batch: BatchSettings {
                 confidence: 0.9,
                 continuity_correction: true,
@@ -213,11 +226,16 @@ mod tests {
         let hash = to_hash(&view);
         assert!(
             hash.starts_with(
-                "tab=batch&src=reports%2Frun%201.json&src=reports%2Frun2.json&run=nightly%2Fhr%20run%20%232%20%26%20more.json&conf=0.9&cc=1&group=agent&thr=25&rates=reviewed&w=1,3,9,27"
+                "tab=batch&src=reports%2Frun%201.json&src=reports%2Frun2.json&run=nightly%2Fhr%20run%20%232%20%26%20more.json&nth=3&conf=0.9&cc=1&group=agent&thr=25&rates=reviewed&w=1,3,9,27"
             ),
             "{hash}"
         );
         assert_eq!(from_hash(&format!("#{hash}")), view);
+        for (tab, word) in [(Tab::Compare, "compare"), (Tab::Trend, "trend"), (Tab::Scoring, "scoring")] {
+            let hash = to_hash(&ViewState { tab, ..from_hash("") });
+            assert_eq!(hash, format!("tab={word}"));
+            assert_eq!(from_hash(&hash).tab, tab);
+        }
     }
 
     #[test]
@@ -242,7 +260,7 @@ mod tests {
         let defaults = from_hash("");
         assert_eq!(to_hash(&defaults), "");
         assert_eq!(defaults.whatif, WhatIf::reference_defaults());
-        let junk = from_hash("#conf=7&w=1,2&thr=abc&vault=levels:1&tab=nope&x=%zz");
+        let junk = from_hash("#conf=7&w=1,2&thr=abc&vault=levels:1&tab=nope&x=%zz&nth=0&nth=-1");
         assert_eq!(junk, defaults);
     }
 }

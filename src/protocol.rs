@@ -12,11 +12,11 @@
 //! ([`split_result`]), so that the page reads them in short tasks.
 
 use agentrisk::config::WhatIf;
-use agentrisk::model::{Finding, LeakPath};
+use agentrisk::model::{Finding, LeakPath, Report, SpanMapping};
 use agentrisk::publish::FileCheck;
 use agentrisk::review::{ChannelScope, Date, Decision, Review, SignOff};
 use agentrisk::util::json_len;
-use agentrisk::workspace::{CanariesUsed, EventRow, FileResult, ReviewedFile, Stage};
+use agentrisk::workspace::{AnalyzedTrace, CanariesUsed, EventRow, FileResult, ReviewedFile, Stage};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
@@ -33,9 +33,16 @@ pub enum FromWorker {
     Ready,
     /// How far the worker has come with a large file.
     Progress { id: u32, progress: Progress },
-    /// A piece of file `id`'s result, posted before its `Done`. The bridge
-    /// puts the pieces back ([`join_result`]); the views never see one.
-    Part { id: u32, part: ResultPart },
+    /// A piece of file `id`'s result, posted before its `Done`: a list of
+    /// its run `run` (a span export's runs count from 0; other results have
+    /// only run 0, left out of the message). The bridge puts the pieces back
+    /// ([`join_result`]); the views never see one.
+    Part {
+        id: u32,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        run: u32,
+        part: ResultPart,
+    },
     /// One file is done (its long lists in the `Part`s before this).
     Done { id: u32, result: FileResult },
     /// New what-if settings were taken; every file is being analysed again.
@@ -57,6 +64,14 @@ pub enum FromWorker {
     /// A published file, analysed for the first time, checked against its
     /// manifest entry.
     Checked { name: String, folder: String, check: FileCheck },
+    /// The span mapping now in force; every span export is being analysed
+    /// again with it.
+    SpanMapping { mapping: SpanMapping },
+    /// A span run converted to an AgentLeak trace: a file name and the
+    /// trace's JSON, for the page to save.
+    Exported { name: String, json: String },
+    /// Why a span run could not be converted (naming the file).
+    ExportFailed { message: String },
     /// A review pack's HTML, written from what the worker holds.
     Packed { html: String },
     /// Why no review pack could be written.
@@ -75,7 +90,7 @@ pub enum FromWorker {
     Crashed { id: Option<u32>, message: String },
 }
 
-/// A run of one of a result's long lists.
+/// A piece of one of a result's long lists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultPart {
@@ -94,60 +109,83 @@ pub const PART_BYTES: usize = 256 * 1024;
 
 /// Takes the long lists (findings, leak paths, events, values) out of
 /// `result` and returns them in parts of about [`PART_BYTES`], in list
-/// order; [`join_result`] puts them back.
-pub fn split_result(result: &mut FileResult) -> Vec<ResultPart> {
+/// order, each with the run it belongs to (a span export's runs are
+/// numbered from 0; any other result is run 0); [`join_result`] puts them back.
+pub fn split_result(result: &mut FileResult) -> Vec<(u32, ResultPart)> {
     let mut parts = Vec::new();
-    if let FileResult::Trace(trace) = result {
-        cut(std::mem::take(&mut trace.events), ResultPart::Events, &mut parts);
-        cut(std::mem::take(&mut trace.values).into_iter().collect(), ResultPart::Values, &mut parts);
-    }
-    if let Some(report) = result.report_mut() {
-        cut(std::mem::take(&mut report.findings), ResultPart::Findings, &mut parts);
-        if let Some(paths) = report.leak_paths.as_mut() {
-            cut(std::mem::take(paths), ResultPart::LeakPaths, &mut parts);
+    match result {
+        FileResult::Trace(trace) => split_trace(trace, 0, &mut parts),
+        FileResult::Spans(spans) => {
+            for (run, trace) in (0u32..).zip(spans.runs.iter_mut()) {
+                split_trace(trace, run, &mut parts);
+            }
         }
+        FileResult::Report(loaded) => split_report(&mut loaded.report, 0, &mut parts),
+        FileResult::Batch(_) | FileResult::CanarySet(_) | FileResult::Review(_) | FileResult::Error { .. } => {}
     }
     parts
 }
 
+fn split_trace(trace: &mut AnalyzedTrace, run: u32, parts: &mut Vec<(u32, ResultPart)>) {
+    cut(std::mem::take(&mut trace.events), run, ResultPart::Events, parts);
+    cut(std::mem::take(&mut trace.values).into_iter().collect(), run, ResultPart::Values, parts);
+    split_report(&mut trace.report, run, parts);
+}
+
+fn split_report(report: &mut Report, run: u32, parts: &mut Vec<(u32, ResultPart)>) {
+    cut(std::mem::take(&mut report.findings), run, ResultPart::Findings, parts);
+    if let Some(paths) = report.leak_paths.as_mut() {
+        cut(std::mem::take(paths), run, ResultPart::LeakPaths, parts);
+    }
+}
+
 /// Appends `parts` (from [`split_result`], in order) to `result`'s lists.
-pub fn join_result(result: &mut FileResult, parts: Vec<ResultPart>) {
-    for part in parts {
-        match (part, &mut *result) {
-            (ResultPart::Events(events), FileResult::Trace(trace)) => trace.events.extend(events),
-            (ResultPart::Values(values), FileResult::Trace(trace)) => trace.values.extend(values),
-            (ResultPart::Findings(findings), result) => {
-                if let Some(report) = result.report_mut() {
-                    report.findings.extend(findings);
-                }
-            }
-            (ResultPart::LeakPaths(paths), result) => {
-                if let Some(report) = result.report_mut() {
-                    report.leak_paths.get_or_insert_with(Vec::new).extend(paths);
-                }
-            }
-            // Parts of a trace's lists for a result that is no trace: none are sent.
-            (ResultPart::Events(_) | ResultPart::Values(_), _) => {}
+pub fn join_result(result: &mut FileResult, parts: Vec<(u32, ResultPart)>) {
+    for (run, part) in parts {
+        let trace = match &mut *result {
+            FileResult::Trace(trace) if run == 0 => Some(&mut **trace),
+            FileResult::Spans(spans) => spans.runs.get_mut(run as usize),
+            _ => None,
+        };
+        let (lists, report) = match trace {
+            Some(trace) => (Some((&mut trace.events, &mut trace.values)), &mut trace.report),
+            None => match &mut *result {
+                FileResult::Report(loaded) if run == 0 => (None, &mut loaded.report),
+                // Parts for a run the result does not have: none are sent.
+                _ => continue,
+            },
+        };
+        match (part, lists) {
+            (ResultPart::Events(events), Some((listed, _))) => listed.extend(events),
+            (ResultPart::Values(values), Some((_, listed))) => listed.extend(values),
+            (ResultPart::Findings(findings), _) => report.findings.extend(findings),
+            (ResultPart::LeakPaths(paths), _) => report.leak_paths.get_or_insert_with(Vec::new).extend(paths),
+            // Parts of a trace's lists for a report: none are sent.
+            (ResultPart::Events(_) | ResultPart::Values(_), None) => {}
         }
     }
 }
 
-/// `items` cut into runs of about [`PART_BYTES`] of JSON, each made a part by `part`.
-fn cut<T: Serialize>(items: Vec<T>, part: fn(Vec<T>) -> ResultPart, parts: &mut Vec<ResultPart>) {
-    let mut run = Vec::new();
+/// `items` cut into pieces of about [`PART_BYTES`] of JSON, each made a part of run `run` by `part`.
+fn cut<T: Serialize>(items: Vec<T>, run: u32, part: fn(Vec<T>) -> ResultPart, parts: &mut Vec<(u32, ResultPart)>) {
+    let mut piece = Vec::new();
     let mut bytes = 0;
     for item in items {
         let len = json_len(&item);
-        if !run.is_empty() && bytes + len > PART_BYTES {
-            parts.push(part(std::mem::take(&mut run)));
+        if !piece.is_empty() && bytes + len > PART_BYTES {
+            parts.push((run, part(std::mem::take(&mut piece))));
             bytes = 0;
         }
         bytes += len;
-        run.push(item);
+        piece.push(item);
     }
-    if !run.is_empty() {
-        parts.push(part(run));
+    if !piece.is_empty() {
+        parts.push((run, part(piece)));
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// What the worker is doing with a large file.
@@ -253,6 +291,11 @@ pub enum ToWorker {
     },
     /// Drop the canary set: each trace's own `metadata.canaries` applies.
     ClearCanaries,
+    /// How span exports become runs; every span export is analysed again.
+    SpanMapping { mapping: SpanMapping },
+    /// Convert run `run_id` of span export `id` to an AgentLeak trace with
+    /// the mapping in force (answered by `Exported` or `ExportFailed`).
+    ExportTrace { id: u32, run_id: String },
     /// The files that come next are a publication's: check each one, when
     /// first analysed, against this manifest (its JSON text).
     Publication { manifest: String },

@@ -1,10 +1,15 @@
 //! The page state: the loaded files, in the order they were added, and the
 //! selected run. One `Reducible` with an [`Action`] enum; components read it
 //! through props and change it only by dispatching actions.
+//!
+//! A row of the run table ([`FileEntry`]) is one file, except a span export
+//! with several conversations, which has a row per run. Rows have their own
+//! ids (selection, the batch and compare name rows); the worker's messages
+//! name files, and a file's new result replaces all its rows.
 
 use agentrisk::batch::{GroupBy, Reading, RunFacts, RunResult};
 use agentrisk::config::WhatIf;
-use agentrisk::model::Report;
+use agentrisk::model::{Report, SpanMapping, SpanSource};
 use agentrisk::publish::FileCheck;
 use agentrisk::review::{Date, Review, RunReview, RunSecrets, SignOffStatus};
 use agentrisk::workspace::{AnalyzedTrace, BatchOnly, CanariesUsed, FileResult, LoadedReport, ReviewedFile};
@@ -79,6 +84,14 @@ impl Run {
             Run::Trace(_) => "trace",
         }
     }
+
+    /// Where a run made from OpenTelemetry spans came from (the export's
+    /// shape, the mapping): analysed here, or a report of such a run (as a
+    /// site publishes a span export without its spans); `None` for any
+    /// other run.
+    pub fn span_source(&self) -> Option<&SpanSource> {
+        self.report().span_source.as_ref()
+    }
 }
 
 pub use crate::protocol::Progress;
@@ -93,13 +106,41 @@ pub enum FileStatus {
     Failed(String),
 }
 
+/// A row of the run table: a file, or one run of a span export.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileEntry {
+    /// The row's own id, never reused while the page lives.
     pub id: u32,
+    /// The worker's id of the file (the rows of one span export share it).
+    pub file: u32,
+    /// The file's name.
     pub name: String,
     /// The folder the file was picked from; empty when not known.
     pub folder: String,
     pub status: FileStatus,
+}
+
+impl FileEntry {
+    /// The row as a picker names it: its file, and for one of several runs
+    /// of a span export analysed here, the run too.
+    pub fn label(&self) -> String {
+        match &self.status {
+            FileStatus::Loaded(run @ Run::Trace(_))
+                if run.span_source().is_some_and(|source| source.conversation.is_some()) =>
+            {
+                format!("{} · {}", self.name, run.report().run_id)
+            }
+            _ => self.name.clone(),
+        }
+    }
+
+    /// Where the row's run came from, when it was made from spans.
+    pub fn span_source(&self) -> Option<&SpanSource> {
+        match &self.status {
+            FileStatus::Loaded(run) => run.span_source(),
+            _ => None,
+        }
+    }
 }
 
 /// The two views of the page.
@@ -109,6 +150,8 @@ pub enum Tab {
     Runs,
     Batch,
     Compare,
+    /// Several batches (scorecards, folders) over time.
+    Trend,
     Scoring,
 }
 
@@ -152,17 +195,21 @@ impl Default for BatchSettings {
     }
 }
 
-/// One run of the batch: its numbers, and the file to open for it (none
-/// for a scorecard's rows, which have no run view).
+/// One run of the batch: its numbers, and the run table row to open for
+/// it (none for a scorecard's rows, which have no run view).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchRow {
-    pub file_id: Option<u32>,
+    pub row: Option<u32>,
     pub facts: RunFacts,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
+    /// The run table's rows, in the order their files were added.
     pub files: Vec<FileEntry>,
+    /// The last row id given out.
+    pub last_row: u32,
+    /// The selected row.
     pub selected: Option<u32>,
     /// The worker has said it is ready (files sent before wait in a queue).
     pub worker_ready: bool,
@@ -175,8 +222,9 @@ pub struct State {
     pub whatif_sent: Vec<WhatIf>,
     /// Why the worker refused the last settings, if it did.
     pub whatif_rejected: Option<String>,
-    /// A run named by the URL hash, selected once a file of that name loads.
-    pub pending_run: Option<String>,
+    /// A run named by the URL hash (a file name, and the run's place among
+    /// a span export's runs), selected once a file of that name loads.
+    pub pending_run: Option<(String, usize)>,
     /// Same-origin files a link's `src=` names (kept in the hash).
     pub src: Vec<String>,
     /// The reviewer has not yet answered the prompt to open them.
@@ -195,7 +243,7 @@ pub struct State {
     /// The review in force, as the worker last told it (empty: none). Held
     /// in this tab only, never stored.
     pub review: Rc<Review>,
-    /// Each loaded run's reviewed numbers under it, by file id.
+    /// Each loaded run's reviewed numbers under it, by row id (a span export's runs have a row each).
     pub reviews: BTreeMap<u32, Rc<RunReview>>,
     /// The date acceptances are judged at (the worker's, once told).
     pub review_date: Option<Date>,
@@ -205,6 +253,13 @@ pub struct State {
     pub unmatched: Rc<Vec<String>>,
     /// Why the last review edit was refused, if it was.
     pub review_problem: Option<String>,
+    /// How span exports become runs: the mapping the worker has in force.
+    pub span_mapping: SpanMapping,
+    /// Why the last "Export as AgentLeak trace" gave no file, if it did not.
+    pub export_problem: Option<String>,
+    /// The loaded batch (a [`LoadedBatch::key`]) the Batch tab is limited
+    /// to, opened from the Trend view; `None`: every loaded run.
+    pub batch_scope: Option<String>,
 }
 
 /// A publication as opened: what its manifest says, and how checking its
@@ -220,6 +275,8 @@ pub struct Publication {
     pub settings: Option<(String, String)>,
     pub what_if: Option<WhatIf>,
     pub include_traces: bool,
+    /// How its span exports became runs, when it has any.
+    pub span_mapping: Option<SpanMapping>,
     /// A single-file pack (else a site).
     pub pack: bool,
     /// How many published files there are to check.
@@ -261,6 +318,7 @@ impl Default for State {
     fn default() -> State {
         State {
             files: Vec::new(),
+            last_row: 0,
             selected: None,
             worker_ready: false,
             tab: Tab::default(),
@@ -282,6 +340,9 @@ impl Default for State {
             reviewer: String::new(),
             unmatched: Rc::default(),
             review_problem: None,
+            span_mapping: SpanMapping::default(),
+            export_problem: None,
+            batch_scope: None,
         }
     }
 }
@@ -290,8 +351,12 @@ impl Default for State {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewState {
     pub tab: Tab,
-    /// The file name of the selected run.
+    /// The selected run, by its file's name…
     pub run: Option<String>,
+    /// … and its place among the runs of that file (a span export's
+    /// conversations; 0 for any other file). Never the conversation's own
+    /// id, which is read from the file.
+    pub run_place: usize,
     pub batch: BatchSettings,
     pub whatif: WhatIf,
     /// Files of this site that the link asks to open (`src=`, repeatable),
@@ -301,7 +366,7 @@ pub struct ViewState {
     pub filters: FindingFilters,
 }
 
-/// A file handed to the worker under `id`.
+/// A file handed to the worker under `id` (its row gets an id of its own).
 #[derive(Debug, Clone)]
 pub struct Queued {
     pub id: u32,
@@ -314,12 +379,12 @@ pub enum Action {
     /// Files were handed to the worker: one action for all the files picked
     /// at once, since each action copies the state.
     Queued(Vec<Queued>),
-    /// The worker started a phase of a large file.
+    /// The worker started a phase of large file `id`.
     Progressed {
         id: u32,
         progress: Progress,
     },
-    /// The worker finished a file.
+    /// The worker finished file `id` (its rows show the result).
     Finished {
         id: u32,
         result: FileResult,
@@ -332,10 +397,12 @@ pub enum Action {
         message: String,
         failed: Vec<u32>,
     },
+    /// Selects a row.
     Select(u32),
     /// Selects the next (+1) or previous (−1) loaded run in table order.
     Step(i32),
     CloseRun,
+    /// Removes a row's file: every row of it (all runs of a span export).
     Remove(u32),
     ShowTab(Tab),
     SetBatch(BatchSettings),
@@ -368,6 +435,14 @@ pub enum Action {
     },
     /// "Save as one file" started (`None`) or ended (`Some(problem)`, empty when saved).
     Saving(Option<String>),
+    /// The worker has this span mapping in force (and analyses the span
+    /// exports again with it).
+    SpanMappingInForce(SpanMapping),
+    /// "Export as AgentLeak trace" saved a file (`None`) or could not (why).
+    TraceExported(Option<String>),
+    /// Show one loaded batch (a [`LoadedBatch::key`]) in the Batch tab;
+    /// `None`: every loaded run again.
+    OpenBatch(Option<String>),
     /// The worker's news of the review (see `FromWorker::Reviewed`).
     Reviewed {
         review: Option<Review>,
@@ -396,6 +471,14 @@ pub fn review_status(review: Option<&RunReview>) -> String {
 }
 
 impl State {
+    /// The selected row's place among its file's rows (0 but for a span
+    /// export's later runs).
+    pub fn selected_place(&self) -> usize {
+        let Some((entry, _)) = self.selected_run() else { return 0 };
+        self.files.iter().filter(|f| f.file == entry.file).position(|f| f.id == entry.id).unwrap_or(0)
+    }
+
+    /// The selected row and its run.
     pub fn selected_run(&self) -> Option<(&FileEntry, &Run)> {
         let id = self.selected?;
         self.files.iter().find(|f| f.id == id).and_then(|f| match &f.status {
@@ -417,16 +500,190 @@ impl State {
                 FileStatus::Loaded(run) => {
                     let mut facts = run.facts().clone();
                     facts.reviewed = self.reviews.get(&entry.id).map(|r| r.numbers());
-                    rows.push(BatchRow { file_id: Some(entry.id), facts });
+                    rows.push(BatchRow { row: Some(entry.id), facts });
                 }
                 FileStatus::Batch(only) => {
-                    rows.extend(only.runs.iter().map(|facts| BatchRow { file_id: None, facts: facts.clone() }));
+                    rows.extend(only.runs.iter().map(|facts| BatchRow { row: None, facts: facts.clone() }));
                     redteam.extend(only.redteam.iter().cloned());
                 }
                 FileStatus::Working(_) | FileStatus::Failed(_) => {}
             }
         }
         (rows, redteam)
+    }
+
+    /// A new row id.
+    fn new_row(&mut self) -> u32 {
+        self.last_row += 1;
+        self.last_row
+    }
+
+    /// Puts rows with `statuses` in place of file `file`'s rows, where
+    /// they were, keeping their ids in order (so a file analysed again keeps
+    /// its selected run); rows left over go, with their selection. With
+    /// `loaded`, a row the URL hash names is selected.
+    /// The reviewed numbers of file `file`'s runs, in run order (a
+    /// missing one, or none: the row has none), beside its rows.
+    fn set_reviews(&mut self, file: u32, reviews: impl Iterator<Item = Option<RunReview>>) {
+        let rows: Vec<u32> = self.files.iter().filter(|f| f.file == file).map(|f| f.id).collect();
+        let mut reviews = reviews;
+        for row in rows {
+            match reviews.next().flatten() {
+                Some(review) => self.reviews.insert(row, Rc::new(review)),
+                None => self.reviews.remove(&row),
+            };
+        }
+    }
+
+    fn replace_rows(&mut self, file: u32, statuses: Vec<FileStatus>, loaded: bool) {
+        // A file removed before its result came has no rows left.
+        let Some(at) = self.files.iter().position(|f| f.file == file) else { return };
+        let (old, kept): (Vec<FileEntry>, Vec<FileEntry>) =
+            std::mem::take(&mut self.files).into_iter().partition(|f| f.file == file);
+        self.files = kept;
+        let Some(first) = old.first() else { return };
+        let (name, folder) = (first.name.clone(), first.folder.clone());
+        let mut rows = Vec::with_capacity(statuses.len());
+        for (i, status) in statuses.into_iter().enumerate() {
+            let id = match old.get(i) {
+                Some(row) => row.id,
+                None => self.new_row(),
+            };
+            rows.push(FileEntry { id, file, name: name.clone(), folder: folder.clone(), status });
+        }
+        if old.iter().skip(rows.len()).any(|row| self.selected == Some(row.id)) {
+            self.selected = None;
+        }
+        let named = self.pending_run.as_ref().filter(|(wanted, _)| loaded && *wanted == name);
+        if let Some(row) = named.and_then(|(_, place)| rows.get(*place)) {
+            self.selected = Some(row.id);
+            self.pending_run = None;
+        }
+        self.files.splice(at..at, rows);
+    }
+}
+
+/// A batch the page holds, as `agentrisk diff` and `history` take one: a
+/// scorecard file opened on its own, or a folder (with its sub-folders).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedBatch {
+    /// `file:<id>` or `folder:<path>`: what the pickers and the Trend view go by.
+    pub key: String,
+    /// As the CLI names the input: the scorecard's file name, the folder's path.
+    pub name: String,
+    /// A scorecard file (else a folder).
+    pub scorecard: bool,
+    /// A scorecard's `generated_at`; a folder that holds one scorecard and
+    /// nothing else has that one's (the CLI's rule, `BatchRuns::generated_at`).
+    pub generated_at: Option<String>,
+    /// Its runs in the CLI's order (by path, as a folder is walked).
+    pub rows: Vec<BatchRow>,
+    pub redteam: Vec<RunResult>,
+}
+
+/// Which folders count as batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Folders {
+    /// The folders the reviewer opened or dropped (a path's first part):
+    /// one batch each, as `agentrisk history FOLDER` reads it.
+    Opened,
+    /// Every folder and sub-folder, each with what lies below it.
+    Every,
+}
+
+impl State {
+    /// How many batches [`State::loaded_batches`] gives for
+    /// [`Folders::Opened`], without gathering their runs (the tab bar asks
+    /// at every change).
+    pub fn opened_batch_count(&self) -> usize {
+        let has_runs = |f: &FileEntry| match &f.status {
+            FileStatus::Loaded(_) => true,
+            FileStatus::Batch(only) => !only.runs.is_empty(),
+            FileStatus::Working(_) | FileStatus::Failed(_) => false,
+        };
+        let scorecards = self
+            .files
+            .iter()
+            .filter(|f| f.folder.is_empty() && matches!(f.status, FileStatus::Batch(_)) && has_runs(f))
+            .count();
+        let folders: std::collections::BTreeSet<&str> = self
+            .files
+            .iter()
+            .filter(|f| !f.folder.is_empty() && has_runs(f))
+            .map(|f| f.folder.split('/').next().unwrap_or(&f.folder))
+            .collect();
+        scorecards + folders.len()
+    }
+
+    /// The scorecards opened on their own (with runs), in the order they
+    /// were opened, then the folders by name.
+    pub fn loaded_batches(&self, folders: Folders) -> Vec<LoadedBatch> {
+        let mut out: Vec<LoadedBatch> = self
+            .files
+            .iter()
+            .filter(|f| f.folder.is_empty())
+            .filter_map(|f| match &f.status {
+                FileStatus::Batch(only) if !only.runs.is_empty() => Some(LoadedBatch {
+                    key: format!("file:{}", f.id),
+                    name: f.name.clone(),
+                    scorecard: true,
+                    generated_at: only.generated_at.clone(),
+                    rows: only.runs.iter().map(|facts| BatchRow { row: None, facts: facts.clone() }).collect(),
+                    redteam: only.redteam.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        let mut paths: Vec<&str> = Vec::new();
+        for entry in self.files.iter().filter(|f| !f.folder.is_empty()) {
+            match folders {
+                Folders::Opened => paths.push(entry.folder.split('/').next().unwrap_or(&entry.folder)),
+                Folders::Every => paths.extend(
+                    entry.folder.match_indices('/').map(|(at, _)| &entry.folder[..at]).chain([entry.folder.as_str()]),
+                ),
+            }
+        }
+        agentrisk::util::sort(&mut paths);
+        paths.dedup();
+        for path in paths {
+            let mut inside: Vec<&FileEntry> = self
+                .files
+                .iter()
+                .filter(|f| f.folder == path || f.folder.strip_prefix(path).is_some_and(|rest| rest.starts_with('/')))
+                .collect();
+            // `agentrisk` walks a folder sorted, part by part of the path.
+            agentrisk::util::sort_by(&mut inside, |a, b| a.name.split('/').cmp(b.name.split('/')));
+            let mut rows = Vec::new();
+            let mut redteam = Vec::new();
+            for entry in &inside {
+                match &entry.status {
+                    FileStatus::Loaded(run) => rows.push(BatchRow { row: Some(entry.id), facts: run.facts().clone() }),
+                    FileStatus::Batch(only) => {
+                        rows.extend(only.runs.iter().map(|facts| BatchRow { row: None, facts: facts.clone() }));
+                        redteam.extend(only.redteam.iter().cloned());
+                    }
+                    FileStatus::Working(_) | FileStatus::Failed(_) => {}
+                }
+            }
+            let generated_at = match inside.as_slice() {
+                [only] => match &only.status {
+                    FileStatus::Batch(card) => card.generated_at.clone(),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if !rows.is_empty() {
+                out.push(LoadedBatch {
+                    key: format!("folder:{path}"),
+                    name: path.to_owned(),
+                    scorecard: false,
+                    generated_at,
+                    rows,
+                    redteam,
+                });
+            }
+        }
+        out
     }
 }
 
@@ -437,15 +694,13 @@ impl Reducible for State {
         let mut next = (*self).clone();
         match action {
             Action::Queued(queued) => {
-                next.files.extend(queued.into_iter().map(|Queued { id, name, folder }| FileEntry {
-                    id,
-                    name,
-                    folder,
-                    status: FileStatus::Working(None),
-                }))
+                for Queued { id: file, name, folder } in queued {
+                    let id = next.new_row();
+                    next.files.push(FileEntry { id, file, name, folder, status: FileStatus::Working(None) });
+                }
             }
             Action::Progressed { id, progress } => {
-                if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
+                for entry in next.files.iter_mut().filter(|f| f.file == id) {
                     if let FileStatus::Working(_) = entry.status {
                         entry.status = FileStatus::Working(Some(progress));
                     }
@@ -453,62 +708,46 @@ impl Reducible for State {
             }
             Action::Finished { id, mut result } => {
                 let loaded = matches!(result, FileResult::Report(_) | FileResult::Trace(_) | FileResult::Spans(_));
-                // A run's reviewed numbers live beside it (they change with
-                // each decision); the run itself never changes.
-                let review = match &mut result {
-                    FileResult::Report(loaded) => loaded.review.take(),
-                    FileResult::Trace(trace) => trace.review.take(),
-                    FileResult::Spans(spans) if spans.runs.len() == 1 => {
-                        spans.runs.first_mut().and_then(|run| run.review.take())
-                    }
-                    _ => None,
+                // A run's reviewed numbers live beside its row (they change
+                // with each decision); the run itself never changes.
+                let mut reviews: Vec<Option<RunReview>> = match &mut result {
+                    FileResult::Report(loaded) => vec![loaded.review.take()],
+                    FileResult::Trace(trace) => vec![trace.review.take()],
+                    FileResult::Spans(spans) => spans.runs.iter_mut().map(|run| run.review.take()).collect(),
+                    _ => Vec::new(),
                 };
-                match review {
-                    Some(review) => next.reviews.insert(id, Rc::new(review)),
-                    None => next.reviews.remove(&id),
-                };
-                let status = match result {
-                    FileResult::Spans(mut spans) if spans.runs.len() == 1 => {
-                        Some(FileStatus::Loaded(Run::Trace(Rc::new(spans.runs.remove(0)))))
+                let statuses = match result {
+                    FileResult::Spans(spans) if spans.runs.is_empty() => {
+                        vec![FileStatus::Failed("no runs: nothing was analysed".to_owned())]
                     }
-                    FileResult::Spans(spans) => Some(FileStatus::Failed(format!(
-                        "this span export holds {} conversations; open it with agentrisk batch",
-                        spans.runs.len()
-                    ))),
-                    FileResult::Report(loaded) => Some(FileStatus::Loaded(Run::Report(Rc::new(*loaded)))),
-                    FileResult::Trace(trace) => Some(FileStatus::Loaded(Run::Trace(Rc::new(*trace)))),
-                    FileResult::Batch(only) => Some(FileStatus::Batch(Rc::new(*only))),
-                    FileResult::Error { message } => Some(FileStatus::Failed(message)),
+                    FileResult::Spans(spans) => {
+                        spans.runs.into_iter().map(|run| FileStatus::Loaded(Run::Trace(Rc::new(run)))).collect()
+                    }
+                    FileResult::Report(loaded) => vec![FileStatus::Loaded(Run::Report(Rc::new(*loaded)))],
+                    FileResult::Trace(trace) => vec![FileStatus::Loaded(Run::Trace(Rc::new(*trace)))],
+                    FileResult::Batch(only) => vec![FileStatus::Batch(Rc::new(*only))],
+                    FileResult::Error { message } => vec![FileStatus::Failed(message)],
                     // A canary-set file is no run: it leaves the file list,
                     // and the What-if tab shows it (from the worker's `Canaries`).
-                    FileResult::CanarySet(_) => None,
+                    FileResult::CanarySet(_) => Vec::new(),
                     // A review file is no run either: the worker's workspace
                     // holds it as its review (`Workspace::open`).
-                    FileResult::Review(_) => None,
+                    FileResult::Review(_) => Vec::new(),
                 };
-                match status {
-                    None => next.files.retain(|f| f.id != id),
-                    Some(status) => {
-                        if let Some(entry) = next.files.iter_mut().find(|f| f.id == id) {
-                            if loaded && next.pending_run.as_ref() == Some(&entry.name) {
-                                next.pending_run = None;
-                                next.selected = Some(id);
-                            }
-                            entry.status = status;
-                        }
-                    }
-                }
+                next.replace_rows(id, statuses, loaded);
+                next.set_reviews(id, reviews.drain(..));
             }
             Action::WorkerReady => next.worker_ready = true,
             Action::WorkerFailed { message, failed } => {
                 next.worker_ready = false;
-                for entry in next.files.iter_mut().filter(|f| failed.contains(&f.id)) {
-                    entry.status = FileStatus::Failed(message.clone());
+                for file in failed {
+                    next.replace_rows(file, vec![FileStatus::Failed(message.clone())], false);
                 }
             }
             Action::Select(id) => {
                 next.selected = Some(id);
                 next.tab = Tab::Runs;
+                next.export_problem = None;
             }
             Action::ShowTab(tab) => next.tab = tab,
             Action::SetBatch(settings) => next.batch = settings,
@@ -525,7 +764,7 @@ impl Reducible for State {
                 let view = *view;
                 next.tab = view.tab;
                 next.batch = view.batch;
-                next.pending_run = view.run;
+                next.pending_run = view.run.map(|run| (run, view.run_place));
                 next.src_prompt = !view.src.is_empty();
                 next.src = view.src;
                 next.finding_filters = view.filters;
@@ -549,7 +788,7 @@ impl Reducible for State {
                         None if by < 0 => runs.len() - 1,
                         None => 0,
                     };
-                    next.selected = Some(runs[index]);
+                    next.selected = runs.get(index).copied();
                     next.tab = Tab::Runs;
                 }
             }
@@ -578,23 +817,30 @@ impl Reducible for State {
                     next.review_date = today;
                 }
                 for file in files {
-                    match file.runs.into_iter().next() {
-                        Some(review) => next.reviews.insert(file.id, Rc::new(review)),
-                        None => next.reviews.remove(&file.id),
-                    };
+                    next.set_reviews(file.id, file.runs.into_iter().map(Some));
                 }
                 next.unmatched = Rc::new(unmatched);
             }
             Action::ReviewProblem(problem) => next.review_problem = problem,
             Action::SetReviewer(name) => next.reviewer = name,
+            Action::OpenBatch(key) => {
+                if key.is_some() {
+                    next.tab = Tab::Batch;
+                }
+                next.batch_scope = key;
+            }
             Action::CloseRun => next.selected = None,
             Action::Remove(id) => {
-                next.reviews.remove(&id);
-                next.files.retain(|f| f.id != id);
-                if next.selected == Some(id) {
+                if let Some(file) = next.files.iter().find(|f| f.id == id).map(|f| f.file) {
+                    next.files.retain(|f| f.file != file);
+                    next.reviews.retain(|row, _| next.files.iter().any(|f| f.id == *row));
+                }
+                if next.selected.is_some_and(|s| !next.files.iter().any(|f| f.id == s)) {
                     next.selected = None;
                 }
             }
+            Action::SpanMappingInForce(mapping) => next.span_mapping = mapping,
+            Action::TraceExported(problem) => next.export_problem = problem,
         }
         Rc::new(next)
     }

@@ -161,6 +161,18 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
             Err(e) => post(scope, &FromWorker::CanariesUnreadable { message: format!("{name}: {e}") }),
         },
         ToWorker::ClearCanaries => apply_canaries(scope, None),
+        ToWorker::SpanMapping { mapping } => {
+            let spans = WORKSPACE.with_borrow_mut(|ws| ws.set_span_mapping(mapping));
+            post(scope, &FromWorker::SpanMapping { mapping });
+            reanalyze(scope, spans);
+        }
+        ToWorker::ExportTrace { id, run_id } => {
+            let message = match WORKSPACE.with_borrow(|ws| exported_trace(ws, id, &run_id)) {
+                Ok((name, json)) => FromWorker::Exported { name, json },
+                Err(message) => FromWorker::ExportFailed { message },
+            };
+            post(scope, &message);
+        }
         ToWorker::Publication { manifest } => {
             // The page read it already; a manifest it could not read sends nothing.
             if let Ok(manifest) = Manifest::from_json(manifest.as_bytes()) {
@@ -207,6 +219,22 @@ fn check_published(name: &str, folder: &str, bytes: Option<&[u8]>, result: &File
         };
         Some(FromWorker::Checked { name: name.to_owned(), folder: folder.to_owned(), check })
     })
+}
+
+/// Run `run_id` of span export `id` as an AgentLeak trace under the
+/// mapping in force: its file name and JSON.
+fn exported_trace(ws: &Workspace, id: FileId, run_id: &str) -> Result<(String, String), String> {
+    let mut traces = ws.export_traces(id).ok_or("this file is no longer loaded as a span export")??;
+    // The names are the run ids made safe as file names (one run: the file's).
+    let wanted = format!("{}.trace.json", agentrisk::spans::safe_file_stem(run_id));
+    let at = traces.iter().position(|(name, _)| *name == wanted).or((traces.len() == 1).then_some(0));
+    match at {
+        Some(at) => Ok(traces.swap_remove(at)),
+        None => Err(format!(
+            "run {run_id} is not in this file under the {} span mapping; it was analysed again",
+            ws.span_mapping().as_str()
+        )),
+    }
 }
 
 /// A review pack of every file held, with the viewer's own code.
@@ -369,8 +397,8 @@ fn observed<T>(
 
 /// Posts file `id`'s result: its long lists in parts, then the rest.
 fn post_result(scope: &DedicatedWorkerGlobalScope, id: u32, mut result: FileResult) {
-    for part in split_result(&mut result) {
-        post(scope, &FromWorker::Part { id, part });
+    for (run, part) in split_result(&mut result) {
+        post(scope, &FromWorker::Part { id, run, part });
     }
     post(scope, &FromWorker::Done { id, result });
 }

@@ -26,6 +26,7 @@ fn loaded_entry(id: u32) -> FileEntry {
     match analyze(HEALTHCARE) {
         FileResult::Report(loaded) => FileEntry {
             id,
+            file: id,
             name: "hc.json".into(),
             folder: String::new(),
             status: FileStatus::Loaded(Run::Report(Rc::new(*loaded))),
@@ -98,18 +99,21 @@ async fn the_run_table_renders_data_attributes_and_error_rows() {
             loaded_entry(1),
             FileEntry {
                 id: 2,
+                file: 2,
                 name: "bad.json".into(),
                 folder: String::new(),
                 status: FileStatus::Failed("invalid JSON at line 1".into()),
             },
             FileEntry {
                 id: 3,
+                file: 3,
                 name: "trace.json".into(),
                 folder: String::new(),
                 status: FileStatus::Loaded(trace_run()),
             },
             FileEntry {
                 id: 4,
+                file: 4,
                 name: "big.json".into(),
                 folder: String::new(),
                 status: FileStatus::Working(Some(Progress {
@@ -171,6 +175,8 @@ async fn a_trace_run_view_lists_events_and_links_findings_to_them() {
         review_problem: None,
         on_review: Callback::noop(),
         on_reviewer: Callback::noop(),
+        on_export_trace: Callback::noop(),
+        export_problem: None,
     };
     yew::Renderer::<RunDetail>::with_root_and_props(root.clone(), props).render();
     tick().await;
@@ -185,6 +191,9 @@ async fn a_trace_run_view_lists_events_and_links_findings_to_them() {
     assert_eq!(first, "Confirm");
     let rows = root.query_selector_all(".events-table tbody tr.event-row").unwrap();
     assert_eq!(rows.length(), 7);
+    // A trace is no span export: nothing to convert, no span column.
+    assert!(root.query_selector("#export-trace").unwrap().is_none());
+    assert!(root.query_selector(".span-ref").unwrap().is_none());
     let marked = root.query_selector_all("tr.event-row.has-finding").unwrap();
     assert_eq!(marked.length(), 4); // evt_002, evt_004, evt_005, evt_006
     let memo = root.query_selector("#event-3").unwrap().expect("evt_004's row");
@@ -206,7 +215,76 @@ async fn a_trace_run_view_lists_events_and_links_findings_to_them() {
     assert_eq!(highlighted.length(), 1);
     let row = highlighted.get(0).unwrap().dyn_into::<web_sys::Element>().unwrap();
     assert_eq!(row.get_attribute("data-event-id").as_deref(), Some("evt_006"));
-    assert_eq!(gloo_utils_document().active_element().and_then(|e| e.get_attribute("id")).as_deref(), Some("event-5"));
+    // The row takes the focus in an effect after its render: on a busy
+    // machine that can be a tick later than the highlight.
+    let focused = || gloo_utils_document().active_element().and_then(|e| e.get_attribute("id"));
+    for _ in 0..20 {
+        if focused().is_some() {
+            break;
+        }
+        tick().await;
+    }
+    assert_eq!(focused().as_deref(), Some("event-5"));
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_span_run_view_names_its_mapping_and_each_events_span() {
+    let root = mount_point();
+    let spans = include_bytes!("fixtures/spans/lc_tool_args_leak.otlp.json");
+    let FileResult::Spans(mut runs) = Analyser::new().with_generated_at("2026-12-02T12:00:00.000Z").analyse_file(
+        spans,
+        "args.otlp.json",
+        "",
+        &|_| {},
+    ) else {
+        panic!("not a span export")
+    };
+    let exported = std::rc::Rc::new(std::cell::Cell::new(0));
+    let on_export_trace = {
+        let exported = exported.clone();
+        Callback::from(move |()| exported.set(exported.get() + 1))
+    };
+    let props = RunDetailProps {
+        file_name: "args.otlp.json".into(),
+        run: Run::Trace(Rc::new(runs.runs.remove(0))),
+        on_close: Callback::noop(),
+        filters: Default::default(),
+        on_filters: Callback::noop(),
+        whatif: agentrisk::config::WhatIf::reference_defaults(),
+        on_export_trace,
+        export_problem: Some("args.otlp.json: no longer loaded".into()),
+        review: Default::default(),
+        reviewed: None,
+        reviewer: String::new(),
+        today: None,
+        review_problem: None,
+        on_review: Callback::noop(),
+        on_reviewer: Callback::noop(),
+    };
+    yew::Renderer::<RunDetail>::with_root_and_props(root.clone(), props).render();
+    tick().await;
+    let text =
+        |selector: &str| root.query_selector(selector).unwrap().and_then(|e| e.text_content()).unwrap_or_default();
+    assert!(text("#run-badges").starts_with("OTLP JSON · structural"), "{}", text("#run-badges"));
+    assert_eq!(text(".run-detail .kind"), "spans, analysed here");
+    assert_eq!(text("#export-trace-problem"), "args.otlp.json: no longer loaded");
+    let cells = root.query_selector_all(".events-table td.span-ref").unwrap();
+    assert!(cells.length() > 0);
+    for i in 0..cells.length() {
+        let cell = cells.get(i).unwrap().dyn_into::<web_sys::Element>().unwrap();
+        let (name, span_id) = (cell.get_attribute("data-span-name"), cell.get_attribute("data-span-id"));
+        assert!(name.is_some_and(|n| !n.is_empty()) && span_id.as_ref().is_some_and(|s| s.len() == 16), "{span_id:?}");
+        let title = cell.get_attribute("title").unwrap_or_default();
+        assert!(
+            title.contains(&format!("span id {}", span_id.unwrap_or_default())) && title.contains("trace id "),
+            "{title}"
+        );
+    }
+    let button: web_sys::HtmlElement =
+        root.query_selector("#export-trace").unwrap().expect("a span run exports").dyn_into().unwrap();
+    button.click();
+    assert_eq!(exported.get(), 1);
     root.remove();
 }
 

@@ -4,6 +4,7 @@
 //! put back whole.
 
 use agentrisk::analyser::Analyser;
+use agentrisk::model::SpanMapping;
 use agentrisk::workspace::{FileResult, FINDING_LIMIT};
 use agentrisk_viewer::protocol::{
     join_result, split_result, FromWorker, PackRequest, ResultPart, ReviewEdit, Source, ToWorker, PART_BYTES,
@@ -24,17 +25,19 @@ fn through_the_bridge(result: &FileResult) -> (FileResult, Vec<(&'static str, us
     let mut rest = result.clone();
     let mut parts = Vec::new();
     let mut sizes = Vec::new();
-    for part in split_result(&mut rest) {
+    for (run, part) in split_result(&mut rest) {
         let kind = match &part {
             ResultPart::Findings(_) => "findings",
             ResultPart::LeakPaths(_) => "leak_paths",
             ResultPart::Events(_) => "events",
             ResultPart::Values(_) => "values",
         };
-        let text = serde_json::to_string(&FromWorker::Part { id: 7, part }).unwrap();
+        let text = serde_json::to_string(&FromWorker::Part { id: 7, run, part }).unwrap();
         sizes.push((kind, text.len()));
-        let Ok(FromWorker::Part { id: 7, part }) = serde_json::from_str(&text) else { panic!("not a part: {text}") };
-        parts.push(part);
+        let Ok(FromWorker::Part { id: 7, run, part }) = serde_json::from_str(&text) else {
+            panic!("not a part: {text}")
+        };
+        parts.push((run, part));
     }
     let text = serde_json::to_string(&FromWorker::Done { id: 7, result: rest }).unwrap();
     let Ok(FromWorker::Done { id: 7, result: mut joined }) = serde_json::from_str(&text) else { panic!("not done") };
@@ -80,6 +83,46 @@ fn a_large_result_reaches_the_page_in_short_parts_and_whole() {
     assert!(matches!(failed, FileResult::Error { .. }) && split_result(&mut failed).is_empty());
 }
 
+/// A span export's runs each cross in parts, each part naming its run (run
+/// 0 leaves its number out, so a trace's messages are as they were), and
+/// come back whole, in order.
+#[test]
+fn a_span_exports_runs_cross_in_parts_named_by_run() {
+    let spans =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spans/lc_two_sessions.otlp.json"))
+            .unwrap();
+    let result = analyze(&spans, "lc_two_sessions.otlp.json", "", CLOCK.to_owned());
+    let FileResult::Spans(runs) = &result else { panic!("not spans: {result:?}") };
+    assert_eq!(runs.runs.len(), 2);
+    assert!(runs.runs.iter().all(|run| !run.events.is_empty() && run.events.iter().all(|e| e.span.is_some())));
+    let (joined, _, _) = through_the_bridge(&result);
+    assert_eq!(joined, result);
+
+    let mut rest = result.clone();
+    let parts = split_result(&mut rest);
+    let FileResult::Spans(emptied) = &rest else { panic!("not spans") };
+    assert!(emptied.runs.iter().all(|run| run.events.is_empty() && run.report.findings.is_empty()));
+    let runs_named: Vec<u32> = parts.iter().map(|(run, _)| *run).collect();
+    assert!(runs_named.contains(&0) && runs_named.contains(&1), "{runs_named:?}");
+    assert!(runs_named.windows(2).all(|w| w[0] <= w[1]), "run by run: {runs_named:?}");
+    for (run, part) in parts {
+        let text = serde_json::to_value(FromWorker::Part { id: 2, run, part }).unwrap();
+        assert_eq!(text["part"].get("run").is_some(), run > 0, "{text}");
+    }
+    // A part for a run the result does not have is dropped, not misplaced.
+    let mut one = result.clone();
+    let FileResult::Spans(runs) = &mut one else { panic!("not spans") };
+    runs.runs.truncate(1);
+    let before = one.clone();
+    join_result(&mut one, vec![(1, ResultPart::Events(joined_events(&result, 1)))]);
+    assert_eq!(one, before);
+}
+
+fn joined_events(result: &FileResult, run: usize) -> Vec<agentrisk::workspace::EventRow> {
+    let FileResult::Spans(runs) = result else { panic!("not spans") };
+    runs.runs[run].events.clone()
+}
+
 /// The tag of each message, so that a new variant fails to compile here
 /// until it has a case below.
 fn tag(message: &ToWorker) -> &'static str {
@@ -93,6 +136,8 @@ fn tag(message: &ToWorker) -> &'static str {
         ToWorker::Publication { .. } => "publication",
         ToWorker::SavePack { .. } => "save_pack",
         ToWorker::Review { .. } => "review",
+        ToWorker::SpanMapping { .. } => "span_mapping",
+        ToWorker::ExportTrace { .. } => "export_trace",
     }
 }
 
@@ -132,6 +177,11 @@ fn every_message_to_the_worker_keeps_its_shape_and_comes_back_whole() {
         (ToWorker::ClearCanaries, json!("clear_canaries")),
         (ToWorker::Publication { manifest: "{}".into() }, json!({"publication": {"manifest": "{}"}})),
         (ToWorker::Review { edit: "{}".into() }, json!({"review": {"edit": "{}"}})),
+        (ToWorker::SpanMapping { mapping: SpanMapping::Reference }, json!({"span_mapping": {"mapping": "reference"}})),
+        (
+            ToWorker::ExportTrace { id: 5, run_id: "spans#3f2a".into() },
+            json!({"export_trace": {"id": 5, "run_id": "spans#3f2a"}}),
+        ),
         (
             ToWorker::SavePack { request: request.clone(), wasm: vec![0, 97, 115, 109] },
             json!({"save_pack": {"request": {
@@ -141,7 +191,7 @@ fn every_message_to_the_worker_keeps_its_shape_and_comes_back_whole() {
         ),
     ];
     let tags: std::collections::BTreeSet<&str> = cases.iter().map(|(message, _)| tag(message)).collect();
-    assert_eq!(tags.len(), 9, "one case per variant: {tags:?}");
+    assert_eq!(tags.len(), 11, "one case per variant: {tags:?}");
     for (message, shape) in cases {
         let value = serde_json::to_value(&message).unwrap();
         assert_eq!(value, shape);

@@ -113,6 +113,7 @@ fn a_publication_is_checking_until_every_file_is_checked_and_names_what_was_modi
         settings: None,
         what_if: None,
         include_traces: false,
+        span_mapping: None,
         pack: true,
         expected: 2,
         not_published: Vec::new(),
@@ -220,4 +221,162 @@ fn reviewed_numbers_follow_the_worker_and_the_run_table_says_where_a_review_stan
     assert!(again.reviews.is_empty());
     let state = state.reduce(Action::SetReviewer("Dana".into())).reduce(Action::Remove(1));
     assert!(state.reviews.is_empty() && state.reviewer == "Dana");
+}
+
+const TWO_SESSIONS: &[u8] = include_bytes!("fixtures/spans/lc_two_sessions.otlp.json");
+
+fn spans(mapping: agentrisk::model::SpanMapping) -> FileResult {
+    Analyser::new().with_generated_at("2026-12-02T12:00:00.000Z").with_span_mapping(mapping).analyse_file(
+        TWO_SESSIONS,
+        "two.otlp.json",
+        "",
+        &|_| {},
+    )
+}
+
+/// A span export with two conversations is two rows of one file: each row
+/// has its own id (selection, batch, compare), both name the worker's file;
+/// a new result of the file replaces its rows where they are, keeping their
+/// ids in order; removing either row removes the file.
+#[test]
+fn a_span_export_is_a_row_per_run_of_one_file() {
+    use agentrisk::model::SpanMapping;
+    let queued = |id: u32, name: &str| Queued { id, name: name.into(), folder: String::new() };
+    let state = Rc::new(State::default()).reduce(Action::Queued(vec![queued(1, "two.otlp.json"), queued(2, "b.json")]));
+    let progress = Progress { phase: Phase::Detecting, bytes: 6_000_000, percent: Some(10), mb_per_s: None };
+    let state = state.reduce(Action::Progressed { id: 1, progress });
+    assert_eq!(state.files[0].status, FileStatus::Working(Some(progress)));
+
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Structural) });
+    let rows = |state: &State| state.files.iter().map(|f| (f.id, f.file)).collect::<Vec<_>>();
+    assert_eq!(rows(&state), [(1, 1), (3, 1), (2, 2)], "the runs' rows stay where the file was");
+    let run_ids: Vec<String> = state
+        .files
+        .iter()
+        .filter_map(|f| match &f.status {
+            FileStatus::Loaded(run) => Some(run.report().run_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(run_ids.len(), 2);
+    assert!(run_ids.iter().all(|id| id.starts_with("two.otlp#")), "{run_ids:?}");
+    assert_eq!(state.files[1].label(), format!("two.otlp.json · {}", run_ids[1]));
+    let source = state.files[1].span_source().expect("a span run");
+    assert_eq!((source.format.label(), source.mapping), ("OTLP JSON", SpanMapping::Structural));
+    let (batch, _) = state.batch_rows();
+    assert_eq!(batch.iter().map(|r| r.row).collect::<Vec<_>>(), [Some(1), Some(3)]);
+    assert!(batch
+        .iter()
+        .all(|r| r.facts.file == "two.otlp.json" && r.facts.span_mapping == Some(SpanMapping::Structural)));
+
+    // The second run selected: analysed again (new settings), it stays selected.
+    let state = state.reduce(Action::Select(3));
+    assert_eq!((state.selected_place(), state.selected_run().map(|(f, _)| f.id)), (1, Some(3)));
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Structural) });
+    assert_eq!((rows(&state), state.selected), (vec![(1, 1), (3, 1), (2, 2)], Some(3)));
+    // The reference mapping makes the file one run: the second row goes, and its selection.
+    let state = state.reduce(Action::SpanMappingInForce(SpanMapping::Reference));
+    assert_eq!(state.span_mapping, SpanMapping::Reference);
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Reference) });
+    assert_eq!((rows(&state), state.selected), (vec![(1, 1), (2, 2)], None));
+    assert_eq!(state.files[0].label(), "two.otlp.json", "one run: the file's name");
+    // Back to two runs: the new run gets a new id, never a used one.
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Structural) });
+    assert_eq!(rows(&state), [(1, 1), (4, 1), (2, 2)]);
+
+    // A crash on the file leaves one error row; removing any row of a file removes all its rows.
+    let crashed =
+        state.clone().reduce(Action::WorkerFailed { message: "the analysis worker stopped".into(), failed: vec![1] });
+    assert_eq!(rows(&crashed), [(1, 1), (2, 2)]);
+    assert_eq!(crashed.files[0].status, FileStatus::Failed("the analysis worker stopped".into()));
+    let state = state.reduce(Action::Select(1)).reduce(Action::Remove(4));
+    assert_eq!((rows(&state), state.selected), (vec![(2, 2)], None));
+    // A result for a file removed meanwhile adds nothing.
+    let state = state.reduce(Action::Finished { id: 1, result: spans(SpanMapping::Structural) });
+    assert_eq!(rows(&state), [(2, 2)]);
+}
+
+/// A link names a span export's later run by the file and its place (never
+/// by the conversation id, which is read from the file): it is selected
+/// once the file loads.
+#[test]
+fn a_link_selects_a_span_exports_run_by_its_place() {
+    use agentrisk::model::SpanMapping;
+    use agentrisk_viewer::hash::from_hash;
+    let state = Rc::new(State::default()).reduce(Action::RestoreView(Box::new(from_hash("#run=two.otlp.json&nth=2"))));
+    assert_eq!(state.pending_run, Some(("two.otlp.json".to_owned(), 1)));
+    let state =
+        state.reduce(Action::Queued(vec![Queued { id: 7, name: "two.otlp.json".into(), folder: String::new() }]));
+    let state = state.reduce(Action::Finished { id: 7, result: spans(SpanMapping::Structural) });
+    let (entry, run) = state.selected_run().expect("the linked run is selected");
+    assert_eq!((entry.id, entry.file, state.selected_place(), state.pending_run.clone()), (2, 7, 1, None));
+    assert_eq!(Some(run.report().run_id.as_str()), entry.label().split(" · ").nth(1));
+}
+
+/// "Export as AgentLeak trace": a failure is shown in the run view until
+/// the next export or another run is picked.
+#[test]
+fn an_export_problem_shows_until_the_next_export_or_run() {
+    let state = Rc::new(State::default()).reduce(Action::TraceExported(Some("two.otlp.json: gone".into())));
+    assert_eq!(state.export_problem.as_deref(), Some("two.otlp.json: gone"));
+    assert_eq!(state.clone().reduce(Action::TraceExported(None)).export_problem, None);
+    assert_eq!(state.reduce(Action::Select(1)).export_problem, None);
+}
+
+/// Loaded batches, as `agentrisk diff` and `history` take inputs: a
+/// scorecard opened on its own, and folders (the opened ones for the Trend
+/// view, every one for Compare), each folder's runs in the CLI's order.
+#[test]
+fn scorecards_and_folders_are_batches_with_their_runs_in_the_clis_order() {
+    use agentrisk::batch::{RunFacts, Scorecard};
+    use agentrisk::stats::IntervalMethod;
+    use agentrisk_viewer::state::Folders;
+    let report = |name: &str| -> RunFacts {
+        match analyze(HEALTHCARE) {
+            FileResult::Report(loaded) => RunFacts { file: name.to_owned(), ..loaded.facts },
+            other => panic!("{other:?}"),
+        }
+    };
+    let card = Scorecard::new(vec![report("x.json")], Vec::new(), IntervalMethod::default(), None)
+        .with_generated_at("2026-12-01T09:00:00+00:00")
+        .to_json();
+    let open = |id: u32, name: &str, folder: &str, bytes: &[u8]| {
+        let queued = Action::Queued(vec![Queued { id, name: name.into(), folder: folder.into() }]);
+        let result = Analyser::new().analyse_file(bytes, name, folder, &|_| {});
+        move |state: Rc<State>| state.reduce(queued).reduce(Action::Finished { id, result })
+    };
+    let mut state = Rc::new(State::default());
+    for step in [
+        open(1, "week1/b.json", "week1", HEALTHCARE),
+        open(2, "week1/sub/a.json", "week1/sub", HEALTHCARE),
+        open(3, "week1/a-b.json", "week1", HEALTHCARE),
+        open(4, "card.json", "", card.as_bytes()),
+        open(5, "week2/card.json", "week2", card.as_bytes()),
+        open(6, "loose.json", "", HEALTHCARE),
+    ] {
+        state = step(state);
+    }
+    let opened = state.loaded_batches(Folders::Opened);
+    let keys: Vec<(&str, &str, bool)> = opened.iter().map(|b| (b.key.as_str(), b.name.as_str(), b.scorecard)).collect();
+    assert_eq!(
+        keys,
+        [("file:4", "card.json", true), ("folder:week1", "week1", false), ("folder:week2", "week2", false)]
+    );
+    // A folder's runs come in the order the CLI walks it: sorted part by
+    // part of the path, as `agentrisk diff` and `history` read a folder.
+    let files: Vec<&str> = opened[1].rows.iter().map(|r| r.facts.file.as_str()).collect();
+    assert_eq!(files, ["week1/a-b.json", "week1/b.json", "week1/sub/a.json"]);
+    assert_eq!(opened[1].rows[0].row, Some(3));
+    // A scorecard, or a folder holding one scorecard and nothing else, has its generated_at.
+    assert_eq!(opened[0].generated_at.as_deref(), Some("2026-12-01T09:00:00+00:00"));
+    assert_eq!(opened[2].generated_at.as_deref(), Some("2026-12-01T09:00:00+00:00"));
+    assert_eq!(opened[1].generated_at, None);
+    let every: Vec<String> = state.loaded_batches(Folders::Every).iter().map(|b| b.key.clone()).collect();
+    assert_eq!(every, ["file:4", "folder:week1", "folder:week1/sub", "folder:week2"]);
+
+    // The Trend view opens a batch in the Batch tab; "show every run" goes back.
+    let state = state.reduce(Action::OpenBatch(Some("folder:week1".into())));
+    assert_eq!((state.tab, state.batch_scope.as_deref()), (agentrisk_viewer::state::Tab::Batch, Some("folder:week1")));
+    let state = state.reduce(Action::OpenBatch(None));
+    assert_eq!(state.batch_scope, None);
 }

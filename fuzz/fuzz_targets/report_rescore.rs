@@ -5,7 +5,7 @@
 #![no_main]
 
 use agentrisk::batch::RunFacts;
-use agentrisk::compare::compare_runs;
+use agentrisk::compare::{diff, Side};
 use agentrisk::config::AnalysisConfig;
 use agentrisk::report::report_what_if;
 use agentrisk::score::{VaultConfig, Weights};
@@ -39,6 +39,10 @@ fuzz_target!(|data: &[u8]| {
     let again = load_report(&json).expect("a saved report loads back");
     assert_eq!(again, report, "the report changed in a JSON round trip");
     use_report(&report);
-    let _ = compare_runs(&report, &report);
-    let _ = RunFacts::from_report("fuzz.json", "fuzz", &report, None, report.metadata.as_ref());
+    if let Ok(facts) = RunFacts::from_report("fuzz.json", "fuzz", &report, None, report.metadata.as_ref()) {
+        let runs = [facts];
+        let same = diff(Side { name: "a", runs: &runs }, Side { name: "b", runs: &runs }, Default::default(), &[]);
+        assert!(same.regressions.is_empty(), "a run compared with itself regressed: {:?}", same.regressions);
+        let _ = (same.to_text(), same.to_markdown());
+    }
 });

@@ -4,7 +4,7 @@
 //! beside a table of its numbers, and the exports.
 
 use crate::charts::{forest_svg, ForestRow};
-use crate::components::download::{download, print_page};
+use crate::components::download::{download, now_generated_at, print_page};
 use crate::components::heatmap::{HeatmapView, Unit};
 use crate::components::ident::ident;
 use crate::components::verdict_class;
@@ -13,7 +13,8 @@ use agentrisk::batch::table::{
     format_ri, interval_text, markdown_batch, percent, rate_cells, rate_header, rate_rows, run_cells, to_csv,
 };
 use agentrisk::batch::{
-    channel_level_leaks, group_key, summarize_as, BatchSummary, GroupBy, Reading, RunFacts, RunResult, Scorecard,
+    channel_level_leaks, group_key, summarize_as, BatchSummary, GroupBy, Reading, RunFacts, RunResult, RunSource,
+    Scorecard,
 };
 use agentrisk::config::WhatIf;
 use agentrisk::stats::IntervalMethod;
@@ -42,6 +43,12 @@ pub struct BatchProps {
     pub on_remove: Callback<u32>,
     /// The what-if settings in force, recorded in exports.
     pub whatif: WhatIf,
+    /// The loaded batch shown (opened from the Trend view); `None`: every loaded run.
+    #[prop_or_default]
+    pub scope: Option<String>,
+    /// Shows every loaded run again.
+    #[prop_or_default]
+    pub on_clear_scope: Callback<()>,
 }
 
 fn disclosure_channels() -> Vec<Channel> {
@@ -176,8 +183,9 @@ pub fn batch_view(props: &BatchProps) -> Html {
         let config = (!props.whatif.is_reference_default()).then(|| props.whatif.to_yaml());
         Callback::from(move |_: MouseEvent| {
             let facts: Vec<RunFacts> = rows.iter().map(|r| r.facts.clone()).collect();
-            let card =
-                Scorecard::new(facts, redteam.to_vec(), method, settings.group_by).with_analysis_config(config.clone());
+            let card = Scorecard::new(facts, redteam.to_vec(), method, settings.group_by)
+                .with_analysis_config(config.clone())
+                .with_generated_at(now_generated_at());
             download("agentrisk-scorecard.json", "application/json", &card.to_json());
         })
     };
@@ -185,6 +193,7 @@ pub fn batch_view(props: &BatchProps) -> Html {
     let markdown = format!("{}\n{}\n", markdown_batch(&summary, &method), settings_line(&props.whatif));
     let save_markdown = Callback::from(move |_: MouseEvent| download("agentrisk-batch.md", "text/markdown", &markdown));
     let save_runs = Callback::from(move |_: MouseEvent| download("agentrisk-runs.csv", "text/csv", &run_csv));
+    let notes = batch_notes(&props.rows);
 
     html! {
         <section class="batch" aria-labelledby="batch-title" data-runs={summary.runs.to_string()}>
@@ -194,7 +203,9 @@ pub fn batch_view(props: &BatchProps) -> Html {
                         if !props.redteam.is_empty() { <span class="kind">{ format!(" + {} red-team results", props.redteam.len()) }</span> }
                     </h2>
                     <p class="muted method" data-method={method.describe()}>{ format!("Every rate is k of n runs with its {}.", method.describe()) }</p>
-
+                    if !notes.is_empty() {
+                        <p class="batch-notes" id="batch-notes">{ notes.join(" · ") }</p>
+                    }
                 </div>
                 <div class="actions">
                     <button type="button" class="button" id="export-scorecard" onclick={scorecard}>{ "Scorecard JSON" }</button>
@@ -204,6 +215,11 @@ pub fn batch_view(props: &BatchProps) -> Html {
                     <button type="button" class="button" id="print-batch" onclick={Callback::from(|_: MouseEvent| print_page("batch"))}>{ "Print batch" }</button>
                 </div>
             </header>
+            if let Some(name) = &props.scope {
+                <p class="banner" id="batch-scope">{ "Showing the batch " }{ ident(name) }{ format!(" only ({} runs). ", summary.runs) }
+                    <button type="button" class="link-button" id="batch-scope-clear" onclick={props.on_clear_scope.reform(|_: MouseEvent| ())}>{ "Show every loaded run" }</button>
+                </p>
+            }
             if let Some(r) = &summary.reviewed {
                 <p id="review-progress" data-reviewed={r.runs_reviewed.to_string()} data-decided={r.decided.to_string()}>{ format!("Review: {}.", r.progress(summary.runs)) }</p>
             }
@@ -464,7 +480,7 @@ fn channel_run_heatmap(rows: &[&BatchRow], on_open: &Callback<u32>) -> Html {
         .collect();
     let names: Vec<String> =
         rows.iter().enumerate().map(|(i, r)| format!("Run #{} {} ({})", i + 1, r.facts.run_id, r.facts.file)).collect();
-    let targets: Vec<Option<u32>> = rows.iter().map(|r| r.file_id).collect();
+    let targets: Vec<Option<u32>> = rows.iter().map(|r| r.row).collect();
     let on_cell = {
         let on_open = on_open.clone();
         Callback::from(move |column: usize| {
@@ -577,13 +593,38 @@ fn forest(s: &BatchSummary, threshold: f64) -> Html {
     }
 }
 
-/// Removes the run's file; a scorecard's rows are removed with their
-/// scorecard, in the Runs tab.
+/// What the rates rest on, as `agentrisk batch` says it: how many runs
+/// were made from span exports (and by which mapping), and how many had no
+/// events, so that their Passes are not read as clean runs.
+fn batch_notes(rows: &[BatchRow]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut mappings: Vec<&str> = rows.iter().filter_map(|r| r.facts.span_mapping.map(|m| m.as_str())).collect();
+    let from_spans = mappings.len();
+    agentrisk::util::sort(&mut mappings);
+    mappings.dedup();
+    if from_spans > 0 {
+        let plural = if mappings.len() > 1 { "mappings" } else { "mapping" };
+        notes.push(format!("{from_spans} runs made from span exports ({} {plural})", mappings.join(" and ")));
+    }
+    let empty = rows.iter().filter(|r| r.facts.no_events).count();
+    if empty > 0 {
+        notes.push(format!("{empty} runs had no events: nothing was analysed in them"));
+    }
+    notes
+}
+
+/// Removes the run's file (a span export with all its runs); a
+/// scorecard's rows are removed with their scorecard, in the Runs tab.
 fn remove_button(row: &BatchRow, on_remove: &Callback<u32>) -> Html {
-    match row.file_id {
+    match row.row {
         Some(id) => {
             let onclick = on_remove.reform(move |_: MouseEvent| id);
-            let label = format!("Remove {} from the batch", row.facts.file);
+            let spans = row.facts.source == RunSource::Trace && row.facts.span_mapping.is_some();
+            let label = if spans {
+                format!("Remove {} from the batch: the span export, with all its runs", row.facts.file)
+            } else {
+                format!("Remove {} from the batch", row.facts.file)
+            };
             html! { <button type="button" class="icon-button" aria-label={label.clone()} title={label} {onclick}>{ "×" }</button> }
         }
         None => html! {},
@@ -702,7 +743,7 @@ mod tests {
             "channel_ri": {}, "channel_leaks": {}, "event_channels": null,
         });
         match serde_json::from_value(facts) {
-            Ok(facts) => BatchRow { file_id: None, facts },
+            Ok(facts) => BatchRow { row: None, facts },
             Err(e) => panic!("test facts for {run_id}: {e}"),
         }
     }

@@ -29,7 +29,7 @@ fn try_download(name: &str, mime: &str, text: &str) -> Result<(), wasm_bindgen::
 /// Prints the page in a mode the print stylesheet reads: `summary` (the
 /// headline, profiles, channels and what to do), `expanded` (also every
 /// listed finding, and only the events that have findings), `batch` (the
-/// Batch tab) or `compare` (the Compare tab).
+/// Batch tab), `compare` (the Compare tab) or `trend` (the Trend view).
 pub fn print_page(mode: &str) {
     let Some(window) = web_sys::window() else { return };
     if let Some(root) = window.document().and_then(|d| d.document_element()) {
@@ -70,6 +70,15 @@ fn root_html_element() -> Option<web_sys::HtmlElement> {
 /// The local date and time to the minute with its offset from UTC, e.g.
 /// `2026-12-07 14:03 UTC+01:00`: the same on every browser, whatever its
 /// language.
+/// Now in UTC as a report's or scorecard's `generated_at` (the core's
+/// spelling, from the browser's millisecond clock).
+pub fn now_generated_at() -> String {
+    let millis = js_sys::Date::now();
+    let secs = (millis / 1000.0).floor();
+    let micros = ((millis - secs * 1000.0) * 1000.0).round().clamp(0.0, 999_999.0) as u32;
+    agentrisk::analyser::generated_at_from_unix(secs as i64, micros)
+}
+
 fn now_text() -> String {
     let now = js_sys::Date::new_0();
     // getTimezoneOffset is UTC minus local time, in minutes.

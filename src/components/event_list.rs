@@ -2,13 +2,15 @@
 //! that have findings marked. The list is what the worker sent: at most
 //! `agentrisk::workspace::EVENT_LIMIT` events, each text cut at `agentrisk::workspace::TEXT_LIMIT`
 //! characters, detected and leaked values already redacted; the table
-//! shows a page of them at a time.
+//! shows a page of them at a time. Events made from OpenTelemetry spans
+//! name their span (name, kind, span and trace ids), so that a reviewer can
+//! find it in their tracing tool.
 
 use super::group_digits;
 use crate::components::pager::{on_page_or_all, page_of, use_reveal, Pager, Reveal};
 use crate::components::text::shown;
 use agentrisk::model::Finding;
-use agentrisk::workspace::{AnalyzedTrace, EventRow, TextPart, EVENT_LIMIT, TEXT_LIMIT};
+use agentrisk::workspace::{AnalyzedTrace, EventRow, SpanRef, TextPart, EVENT_LIMIT, TEXT_LIMIT};
 use std::collections::HashMap;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -75,6 +77,7 @@ pub fn event_list(props: &EventListProps) -> Html {
     let rows = on_page_or_all(listed.len(), *page, props.all_pages);
     let findings: HashMap<&str, &Finding> = trace.report.findings.iter().map(|f| (f.finding_id.as_str(), f)).collect();
     let with_findings = trace.events.iter().filter(|e| !e.finding_ids.is_empty()).count();
+    let spans = trace.events.iter().any(|e| e.span.is_some());
     let left_out = trace.events_left_out();
     html! {
         <section class="events" aria-labelledby="events-title">
@@ -106,13 +109,14 @@ pub fn event_list(props: &EventListProps) -> Html {
                     <thead><tr>
                         <th scope="col" class="num">{ "#" }</th>
                         <th scope="col">{ "Event" }</th>
+                        if spans { <th scope="col">{ "Span" }</th> }
                         <th scope="col">{ "Channel" }</th>
                         <th scope="col">{ "Source → target" }</th>
                         <th scope="col">{ "Text" }</th>
                         <th scope="col">{ "Findings" }</th>
                     </tr></thead>
                     <tbody>
-                        { for listed[rows].iter().map(|&index| event_row(index, &trace.events[index], highlighted == Some(index), trace.text_withheld, &findings, &props.on_show_finding)) }
+                        { for listed[rows].iter().map(|&index| event_row(index, &trace.events[index], highlighted == Some(index), trace.text_withheld, spans, &findings, &props.on_show_finding)) }
                     </tbody>
                 </table>
             </div>
@@ -129,11 +133,13 @@ pub fn event_list(props: &EventListProps) -> Html {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn event_row(
     index: usize,
     event: &EventRow,
     highlighted: bool,
     withheld: bool,
+    spans: bool,
     findings: &HashMap<&str, &Finding>,
     on_show_finding: &Callback<String>,
 ) -> Html {
@@ -145,6 +151,7 @@ fn event_row(
             data-findings={event.finding_ids.len().to_string()}>
             <td class="num">{ index + 1 }</td>
             <td class="mono">{ shown(&event.event_id) }</td>
+            if spans { { span_cell(event.span.as_ref()) } }
             <td class="mono">
                 { event.channel.as_str() }
                 if event.channel.is_baseline() { <span class="muted baseline" title="A baseline channel: what the agent was given, not a disclosure">{ " (baseline)" }</span> }
@@ -171,6 +178,26 @@ fn event_row(
                 }) }
             </td>
         </tr>
+    }
+}
+
+/// The span an event came from: its name and kind, its span id below, and
+/// both ids in full in the tooltip (the reference mapping keeps the kind only).
+fn span_cell(span: Option<&SpanRef>) -> Html {
+    let Some(span) = span else { return html! { <td class="span-ref muted">{ "—" }</td> } };
+    let ids: Vec<String> = [("span id", &span.span_id), ("trace id", &span.trace_id)]
+        .iter()
+        .filter(|(_, id)| !id.is_empty())
+        .map(|(what, id)| format!("{what} {id}"))
+        .collect();
+    html! {
+        <td class="span-ref" title={(!ids.is_empty()).then(|| ids.join("\n"))}
+            data-span-name={span.name.clone()} data-span-kind={span.kind.clone()}
+            data-span-id={span.span_id.clone()} data-trace-id={span.trace_id.clone()}>
+            if !span.name.is_empty() { <span class="span-name">{ shown(&span.name) }</span>{ " " } }
+            if !span.kind.is_empty() { <span class="kind">{ shown(&span.kind) }</span> }
+            if !span.span_id.is_empty() { <div class="mono muted span-id">{ shown(&span.span_id) }</div> }
+        </td>
     }
 }
 

@@ -20,7 +20,9 @@ pub mod run_detail;
 pub mod run_table;
 pub mod scoring;
 pub mod small_file;
+pub mod span_mapping;
 pub mod text;
+pub mod trend;
 
 /// A Risk Index as the viewer prints it: four decimals, like the report.
 pub fn format_ri(ri: f64) -> String {

@@ -37,8 +37,9 @@ pub fn provenance(props: &ProvenanceProps) -> Html {
             aria-label="Publication">
             <h2 class="provenance-title">{ &p.title }</h2>
             <p class="muted">
-                { format!("{} · published {} by agentrisk {} · scoring: {} · {}",
-                    if p.pack { "Review pack" } else { "Report site" }, when(&p.generated_at), p.tool_version, p.config, contents) }
+                { format!("{} · published {} by agentrisk {} · scoring: {}{} · {}",
+                    if p.pack { "Review pack" } else { "Report site" }, when(&p.generated_at), p.tool_version, p.config,
+                    p.span_mapping.map(|m| format!(" · span mapping: {}", m.as_str())).unwrap_or_default(), contents) }
             </p>
             <p class="provenance-status" role="status">{ status }</p>
             if verification == "modified" {

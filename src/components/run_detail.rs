@@ -9,6 +9,7 @@ use crate::components::ident::ident;
 use crate::components::pager::Reveal;
 use crate::components::remediation::WhatToDo;
 use crate::components::review::ReviewPanel;
+use crate::components::run_table::{no_events_badge, span_badge};
 use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
 use crate::protocol::ReviewEdit;
@@ -40,6 +41,10 @@ pub struct RunDetailProps {
     pub review_problem: Option<String>,
     pub on_review: Callback<ReviewEdit>,
     pub on_reviewer: Callback<String>,
+    /// "Export as AgentLeak trace" (a run made here from spans).
+    pub on_export_trace: Callback<()>,
+    /// Why the last export gave no file, if it did not.
+    pub export_problem: Option<String>,
 }
 
 /// One run: headline numbers and gate, the consistency check (reports), the
@@ -102,7 +107,12 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
             };
             let review = reviewed.as_ref().map(|r| format!("\n{}", r.markdown(run.report()))).unwrap_or_default();
             let markdown = format!("{}\n{scored}\n{review}", markdown_run(run.report(), &file_name));
-            let name = format!("{}-summary.md", file_name.trim_end_matches(".json"));
+            // A span export's runs share a file: each is named by its run.
+            let stem = match run.span_source() {
+                Some(_) => agentrisk::spans::safe_file_stem(&run.report().run_id),
+                None => file_name.trim_end_matches(".json").to_owned(),
+            };
+            let name = format!("{stem}-summary.md");
             download(&name, "text/markdown", &markdown);
         })
     };
@@ -124,10 +134,16 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
             }
         });
     }
-    let (kind, when) = match &props.run {
-        Run::Report(_) => ("report", "generated"),
-        Run::Trace(_) => ("trace, analysed here", "analysed"),
+    let source = props.run.span_source();
+    let (kind, when) = match (&props.run, source) {
+        (Run::Report(_), _) => ("report", "generated"),
+        (Run::Trace(_), Some(_)) => ("spans, analysed here", "analysed"),
+        (Run::Trace(_), None) => ("trace, analysed here", "analysed"),
     };
+    // Only a run made here has spans to convert; a report has none.
+    let exportable = matches!(props.run, Run::Trace(_)) && source.is_some();
+    let export_trace = props.on_export_trace.reform(|_: MouseEvent| ());
+    let no_events = props.run.facts().no_events;
     html! {
         <section class="run-detail" aria-labelledby="run-title" data-run-id={r.run_id.clone()} data-kind={props.run.kind()}>
             <header class="detail-head">
@@ -137,6 +153,18 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                         { shown(&format!("{} · agent {} · scenario {} · {} events · project {}", props.file_name, r.agent_name, scenario, r.event_count, r.project)) }
                         if !r.generated_at.is_empty() { { format!(" · {when} {}", r.generated_at) } }
                     </p>
+                    if source.is_some() || no_events {
+                        <p class="run-badges" id="run-badges">
+                            if let Some(source) = source {
+                                { span_badge(source) }
+                                <span class="muted">
+                                    { format!(" {} spans", source.spans) }
+                                    { source.conversation.as_ref().map(|c| format!(" · conversation {c}")).map(|c| shown(&c)).unwrap_or_default() }
+                                </span>
+                            }
+                            if no_events { { " " }{ no_events_badge() } }
+                        </p>
+                    }
                     if let Run::Trace(trace) = &props.run {
                         <p class="muted" id="run-canaries">
                             { match &trace.canaries {
@@ -147,6 +175,10 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                     }
                 </div>
                 <div class="actions">
+                    if exportable {
+                        <button type="button" class="button" id="export-trace" onclick={export_trace}
+                            title="The AgentLeak trace these spans map to, under the span mapping in force (agentleak run -t reads it)">{ "Export as AgentLeak trace" }</button>
+                    }
                     <button type="button" class="button" id="export-markdown" onclick={save_markdown}>{ "Markdown" }</button>
                     <button type="button" class="button" id="print-summary" onclick={print_summary}>{ "Print summary" }</button>
                     <button type="button" class="button" id="print-expanded" onclick={print_expanded}>{ "Print all findings" }</button>
@@ -154,6 +186,9 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
                 </div>
             </header>
 
+            if let Some(problem) = &props.export_problem {
+                <p class="error-message" role="alert" id="export-trace-problem">{ shown(problem) }</p>
+            }
             <p class="plain-summary" id="plain-summary">{ plain_summary(r) }</p>
             { headline(&props.run) }
             { rescored_note(&props.run) }

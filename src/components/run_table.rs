@@ -5,8 +5,9 @@ use crate::components::text::shown;
 use crate::components::{format_ri, verdict_class};
 use crate::state::{review_status, FileEntry, FileStatus, Run};
 use agentrisk::batch::table::to_csv;
+use agentrisk::model::SpanSource;
 use agentrisk::review::{Review, RunReview};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -14,7 +15,9 @@ use yew::prelude::*;
 pub struct RunTableProps {
     pub files: Vec<FileEntry>,
     pub selected: Option<u32>,
+    /// A row was picked (by row id).
     pub on_select: Callback<u32>,
+    /// A row's file is to go (by row id): every row of it.
     pub on_remove: Callback<u32>,
     /// Each run's reviewed numbers (by file id), the review in force, and
     /// its decisions that match no loaded run.
@@ -23,20 +26,28 @@ pub struct RunTableProps {
     pub unmatched: Rc<Vec<String>>,
 }
 
-/// One row per loaded file: a run with its numbers (a report's stored ones,
-/// or those computed here for a trace), a file still with the worker, or an
-/// error row naming the file and the problem.
+/// One row per loaded file, or per run of a span export: a run with its
+/// numbers (a report's stored ones, or those computed here for a trace),
+/// a file still with the worker, or an error row naming the file and the
+/// problem.
 ///
 /// Run rows carry `data-kind` (`report` or `trace`), `data-run-id`,
 /// `data-risk-index`, `data-privacy-score`, `data-verdict`, `data-blocked`
 /// and `data-consistent` with the values shown, for tests and scripts; a
 /// consistent report whose gate decision other gate settings explain also
 /// carries `data-gate-note` (reports do not store their gate settings).
+/// A run made from spans carries `data-span-format` and `data-span-mapping`;
+/// a run with no events, `data-no-events`.
 #[function_component(RunTable)]
 pub fn run_table(props: &RunTableProps) -> Html {
     let loaded = props.files.iter().filter(|f| matches!(f.status, FileStatus::Loaded(_))).count();
     let failed = props.files.iter().filter(|f| matches!(f.status, FileStatus::Failed(_))).count();
     let csv = runs_csv(&props.files, &props.reviews);
+    // A span export's runs are rows of one file.
+    let mut runs_per_file: HashMap<u32, usize> = HashMap::new();
+    for entry in &props.files {
+        *runs_per_file.entry(entry.file).or_default() += 1;
+    }
     let save_csv = Callback::from(move |_: MouseEvent| download("agentrisk-run-table.csv", "text/csv", &csv));
     let review = props.review.clone();
     // The file the CLI's --review and the next visit read (nothing is stored here).
@@ -76,7 +87,7 @@ pub fn run_table(props: &RunTableProps) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for props.files.iter().map(|entry| row(entry, props)) }
+                        { for props.files.iter().map(|entry| row(entry, runs_per_file.get(&entry.file).copied().unwrap_or(1), props)) }
                     </tbody>
                 </table>
             </div>
@@ -96,7 +107,7 @@ fn runs_csv(files: &[FileEntry], reviews: &BTreeMap<u32, Rc<RunReview>>) -> Stri
         match &entry.status {
             FileStatus::Loaded(run) => {
                 let r = run.report();
-                let check = match run {
+                let mut check = match run {
                     Run::Trace(_) => "analysed here".to_owned(),
                     Run::Report(loaded) if loaded.rescore.consistent => match &loaded.rescore.gate_note {
                         Some(note) => format!("consistent ({note})"),
@@ -104,6 +115,12 @@ fn runs_csv(files: &[FileEntry], reviews: &BTreeMap<u32, Rc<RunReview>>) -> Stri
                     },
                     Run::Report(_) => "inconsistent".to_owned(),
                 };
+                if let Some(source) = run.span_source() {
+                    check = format!("{check} · {}", span_badge_text(source));
+                }
+                if run.facts().no_events {
+                    check = format!("{check} · {NO_EVENTS}");
+                }
                 cells.extend([
                     r.run_id.clone(),
                     r.agent_name.clone(),
@@ -136,7 +153,36 @@ fn runs_csv(files: &[FileEntry], reviews: &BTreeMap<u32, Rc<RunReview>>) -> Stri
     to_csv(&header, rows)
 }
 
-fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
+/// What a run with no events gets, in its row, its view and print: its
+/// numbers (a Pass, mostly) rest on nothing.
+pub const NO_EVENTS: &str = "no events: nothing was analysed";
+
+/// A span run's origin in a few words: `OTLP JSON · structural`.
+pub fn span_badge_text(source: &SpanSource) -> String {
+    format!("{} · {}", source.format.label(), source.mapping.as_str())
+}
+
+/// The badge of a run made from spans: the export's shape and the mapping.
+pub fn span_badge(source: &SpanSource) -> Html {
+    let title = format!(
+        "Made from {} spans of an OpenTelemetry export ({}), mapped to events by the {} mapping (What-if tab)",
+        source.spans,
+        source.format.label(),
+        source.mapping.as_str()
+    );
+    html! { <span class="badge span-source" {title}>{ span_badge_text(source) }</span> }
+}
+
+/// The badge of a run with no events.
+pub fn no_events_badge() -> Html {
+    html! {
+        <span class="badge no-events" title="The run has no events: its numbers rest on nothing, whatever its verdict says">{ NO_EVENTS }</span>
+    }
+}
+
+/// A row; `runs_of_file` rows show its file (more than one for a span
+/// export's runs, which are removed together).
+fn row(entry: &FileEntry, runs_of_file: usize, props: &RunTableProps) -> Html {
     let id = entry.id;
     let on_remove = {
         let on_remove = props.on_remove.clone();
@@ -145,9 +191,17 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             on_remove.emit(id);
         })
     };
+    let (label, title) = if runs_of_file > 1 {
+        (
+            format!("Remove {} (all {runs_of_file} of its runs)", entry.label()),
+            format!("Remove this span export: all {runs_of_file} of its runs"),
+        )
+    } else {
+        (format!("Remove {}", entry.name), "Remove this file".to_owned())
+    };
     let remove = html! {
         <td class="remove">
-            <button type="button" class="icon-button" aria-label={format!("Remove {}", entry.name)} title="Remove this file" onclick={on_remove}>{ "×" }</button>
+            <button type="button" class="icon-button" aria-label={label} {title} onclick={on_remove}>{ "×" }</button>
         </td>
     };
     match &entry.status {
@@ -255,10 +309,15 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
             };
             let reviewed = props.reviews.get(&id);
             let status = review_status(reviewed.map(|r| &**r));
+            let source = run.span_source();
+            let no_events = run.facts().no_events;
             html! {
                 <tr class={classes!("run-row", selected.then_some("selected"))}
                     tabindex="0" aria-selected={selected.to_string()} data-file={entry.name.clone()}
                     data-kind={run.kind()}
+                    data-span-format={source.map(|s| s.format.label())}
+                    data-span-mapping={source.map(|s| s.mapping.as_str())}
+                    data-no-events={no_events.then_some("true")}
                     data-run-id={r.run_id.clone()}
                     data-risk-index={r.risk_index.to_string()}
                     data-privacy-score={r.privacy_score.to_string()}
@@ -276,9 +335,12 @@ fn row(entry: &FileEntry, props: &RunTableProps) -> Html {
                     <td class="agent" title={r.agent_name.clone()}>{ shown(&r.agent_name) }</td>
                     <td class="num">{ format_ri(r.risk_index) }</td>
                     <td class="num">{ r.privacy_score }</td>
-                    <td><span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span></td>
+                    <td>
+                        <span class={classes!("verdict", verdict_class(&r.verdict))}>{ &r.verdict }</span>
+                        if no_events { { " " }{ no_events_badge() } }
+                    </td>
                     <td>{ if r.blocked { html!{ <span class="gate blocked">{ "Blocked" }</span> } } else { html!{ <span class="gate open">{ "Not blocked" }</span> } } }</td>
-                    <td>{ check }{ rescored }</td>
+                    <td>{ check }{ rescored }if let Some(source) = source { { " " }{ span_badge(source) } }</td>
                     <td class="review-status" title={reviewed.map(|r| r.summary())}>{ status }</td>
                     { remove }
                 </tr>

@@ -28,13 +28,19 @@ pub fn use_hash_sync(state: &State, on_apply: Callback<WhatIf>, dispatch: Callba
     use_effect_with(view_of(state), |view| replace_hash(&to_hash(view)));
 }
 
-/// What the hash holds of the state. The run is named by its file; a run
-/// a link names that has not loaded yet stays named.
+/// What the hash holds of the state. The run is named by its file and its
+/// place among the file's runs (a span export has several); a run a link
+/// names that has not loaded yet stays named.
 fn view_of(state: &State) -> ViewState {
-    let run = state.selected_run().map(|(entry, _)| entry.name.clone()).or_else(|| state.pending_run.clone());
+    let (run, run_place) = match (state.selected_run(), &state.pending_run) {
+        (Some((entry, _)), _) => (Some(entry.name.clone()), state.selected_place()),
+        (None, Some((name, place))) => (Some(name.clone()), *place),
+        (None, None) => (None, 0),
+    };
     ViewState {
         tab: state.tab,
         run,
+        run_place,
         batch: state.batch,
         whatif: state.whatif.clone(),
         src: state.src.clone(),

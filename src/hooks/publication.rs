@@ -77,6 +77,7 @@ fn unverifiable(why: String) -> Publication {
         settings: None,
         what_if: None,
         include_traces: false,
+        span_mapping: None,
         pack: publication::in_pack(),
         expected: 0,
         not_published: Vec::new(),
@@ -85,7 +86,7 @@ fn unverifiable(why: String) -> Publication {
     }
 }
 
-/// Shows a publication's header, applies its config, and opens its files
+/// Shows a publication's header, applies its config and span mapping, and opens its files
 /// (the worker checks each against the manifest).
 fn open_publication(found: Found, bridge: &Bridge, add: &AddFiles, dispatch: &Callback<Action>) {
     let manifest = &found.manifest;
@@ -116,18 +117,23 @@ fn open_publication(found: Found, bridge: &Bridge, add: &AddFiles, dispatch: &Ca
         settings: settings.clone(),
         what_if: manifest.config.what_if.clone(),
         include_traces: manifest.include_traces,
+        span_mapping: manifest.span_mapping,
         pack: found.pack,
         expected: picked.len(),
         not_published,
         checks,
         unverifiable: None,
     })));
-    // The config first, so that each file is analysed once, with it.
+    // The config and the span mapping first, so that each file is analysed
+    // once, with them.
     if let Some((_, yaml)) = &settings {
         bridge.send_settings(yaml);
         if let Some(what_if) = &manifest.config.what_if {
             dispatch.emit(Action::ApplyWhatIf(what_if.clone()));
         }
+    }
+    if let Some(mapping) = manifest.span_mapping {
+        bridge.send_span_mapping(mapping);
     }
     bridge.publication(&found.text);
     add.emit(picked);

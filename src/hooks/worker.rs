@@ -62,6 +62,14 @@ fn route(message: FromWorker, dispatch: &Callback<Action>) {
             Action::Reviewed { review, today, files, unmatched }
         }
         FromWorker::ReviewRefused { message } => Action::ReviewProblem(Some(message)),
+        FromWorker::SpanMapping { mapping } => Action::SpanMappingInForce(mapping),
+        FromWorker::Exported { name, json } => {
+            download::download(&name, "application/json", &json);
+            Action::TraceExported(None)
+        }
+        FromWorker::ExportFailed { message } => {
+            Action::TraceExported(Some(format!("Cannot export as an AgentLeak trace: {message}")))
+        }
         // The bridge handles a crash itself and calls `on_crash`, and puts
         // a result's parts back before its `Done`.
         FromWorker::Crashed { .. } | FromWorker::Part { .. } => return,

@@ -36,11 +36,14 @@ export async function openPage(context, url) {
   return { page, requests, errors, dialogs };
 }
 
-/** Drops `files` (`{ name, text }`) on the page: a DataTransfer on a drop event. */
+/** Drops `files` (`{ name, text }`, or `{ name, bytes }` with `bytes` an
+ * array of byte values) on the page: a DataTransfer on a drop event. */
 export async function dropFiles(page, files) {
   const dataTransfer = await page.evaluateHandle((files) => {
     const dt = new DataTransfer();
-    for (const { name, text } of files) dt.items.add(new File([text], name, { type: "application/json" }));
+    for (const { name, text, bytes } of files) {
+      dt.items.add(new File([bytes ? new Uint8Array(bytes) : text], name, { type: "application/json" }));
+    }
     return dt;
   }, files);
   await page.dispatchEvent("#dropzone", "drop", { dataTransfer });

@@ -6,19 +6,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cases, context, root, startChromium, traceOf } from "./fixture.mjs";
+import { cases, cli, context, root, startChromium, traceOf } from "./fixture.mjs";
 import { serve } from "./serve.mjs";
-
-function cli() {
-  for (const profile of ["release", "debug"]) {
-    const bin = join(root, "target", profile, "agentrisk");
-    if (existsSync(bin)) return bin;
-  }
-  throw new Error("no agentrisk binary: run cargo build -p agentrisk-cli");
-}
 
 /** What `agentrisk run -o -` says for a trace: the fields agentrisk:loaded carries. */
 function cliRun(name) {

@@ -4,7 +4,7 @@
 // Chromium and opening a page are chromium.mjs's; serving is serve.mjs's.
 import { before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchChromium, openPage } from "./chromium.mjs";
@@ -16,6 +16,17 @@ export const cases = join(root, "tests", "fixtures", "conformance", "cases");
 export const outDir = join(root, "tests", "e2e", "out");
 /** A conformance case's trace, as text. */
 export const traceOf = (name) => readFileSync(join(cases, name, "trace.json"), "utf8");
+
+/** The newest `agentrisk` built (release or debug), to check the page's
+ * numbers against. */
+export function cli() {
+  const built = ["release", "debug"]
+    .map((profile) => join(root, "target", profile, "agentrisk"))
+    .filter((bin) => existsSync(bin))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (built.length === 0) throw new Error("no agentrisk binary: run cargo build -p agentrisk-cli");
+  return built[0];
+}
 
 /** What the page shows once its worker has said it is ready. */
 export const WORKER_READY = '#dropzone[data-worker="ready"]';

@@ -97,7 +97,7 @@ test("markup, scripts, javascript: URLs and SVG in files stay inert text; hidden
   const option = (name) => page.$eval("#compare-a", (s, name) => [...s.options].find((o) => o.textContent.includes(name)).value, name);
   await page.selectOption("#compare-a", await option("onerror"));
   await page.selectOption("#compare-b", await option("clean.json"));
-  await page.waitForSelector("#only-in-a tbody tr");
+  await page.waitForSelector("#resolved-leaks tbody tr");
 
   const after = await page.evaluate(() => ({
     pwned: window.__pwned,

@@ -216,8 +216,8 @@ test("Print batch prints the verdicts, rates and charts with their tables; Compa
   for (const format of FORMATS) {
     const pdf = await printed(page, "compare", format);
     assertFrame(pdf, `Comparison · batch of ${RUNS.length} runs`);
-    assert.deepEqual(whole(pdf.raw, [`A: ${names[0]}`, `B: ${names[2]}`]), [], `${format}: both runs named whole`);
-    assert.match(pdf.layout, /Leaked in A, not in B/);
+    assert.deepEqual(whole(pdf.raw, [`BASE: ${names[0]}`, `NEW: ${names[2]}`]), [], `${format}: both runs named whole`);
+    assert.match(pdf.layout, /New in NEW/);
   }
   assert.deepEqual(errors, []);
   await page.close();

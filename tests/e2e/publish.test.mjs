@@ -143,11 +143,13 @@ test("a site served by python3 -m http.server under /a/b/ shows every run at onc
 
 test("a pack opened from disk with every request blocked shows the same rows, verified; one changed byte shows modified, naming the run", async () => {
   const pack = join(work, "review.html");
-  // Its summary on stderr names the viewer's share of the pack: at most 1.5 MB.
+  // Its summary on stderr names the viewer's share of the pack: at most
+  // 1.65 MB (1.5 MB until the diff, the Trend view and the span exports;
+  // docs/performance.md: issue 34 is to bring it back to 1.5 MB).
   const made = spawnSync(cli(), ["pack", examples, "-o", pack], { encoding: "utf8" });
   assert.equal(made.status, 0, made.stderr);
   const share = Number(made.stderr.match(/of which the viewer (\d+)/)[1]);
-  assert.ok(share > 1_000_000 && share <= 1_500_000, `the viewer takes ${share} bytes of the pack`);
+  assert.ok(share > 1_000_000 && share <= 1_650_000, `the viewer takes ${share} bytes of the pack`);
   const blocked = [];
   // Everything but the file itself is refused, and recorded.
   await context.route("**/*", (route) => {
@@ -212,6 +214,41 @@ test("a pack made with a config applies it before analysing: its traces verify a
   assert.notDeepEqual(rows.map((r) => r.privacyScore), rows.map((r) => cliRun(join(examples, r.file)).privacyScore));
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test("span exports publish: a pack with the spans opens with its manifest's span mapping and verifies; without them each conversation is a verified report", async () => {
+  const spans = join(work, "spans");
+  mkdirSync(spans, { recursive: true });
+  cpSync(join(root, "tests", "fixtures", "spans", "lc_two_sessions.otlp.json"), join(spans, "lc_two_sessions.otlp.json"));
+  const spanRows = (page) => page.$$eval("tr[data-run-id]", (trs) =>
+    trs.map((tr) => [tr.dataset.file, tr.dataset.kind, tr.dataset.runId, tr.dataset.privacyScore, tr.dataset.verdict, tr.dataset.spanMapping]));
+
+  // With the spans, under the reference mapping: the page must take the
+  // manifest's mapping before analysing (structurally the file is two runs).
+  const withSpans = join(work, "spans-reference.html");
+  agentrisk(["pack", spans, "-o", withSpans, "--span-mapping", "reference", "--include-traces", "-q"]);
+  const page = await context.newPage();
+  const first = await opened(page, pathToFileURL(withSpans).href);
+  assert.equal(first.provenance.verification, "verified", first.provenance.text);
+  assert.match(first.provenance.text, /span mapping: reference/);
+  assert.deepEqual(await spanRows(page), [["lc_two_sessions.otlp.json", "trace", "lc_two_sessions.otlp", "0", "Fail", "reference"]]);
+  await page.click("#tab-scoring");
+  assert.equal(await page.textContent("#span-mapping-in-force"), "In force: reference");
+  assert.deepEqual(first.errors, []);
+  await page.close();
+
+  // Without them: a report per conversation, named file#conversation.
+  const reports = join(work, "spans-reports.html");
+  agentrisk(["pack", spans, "-o", reports, "-q"]);
+  const page2 = await context.newPage();
+  const second = await opened(page2, pathToFileURL(reports).href);
+  assert.equal(second.provenance.verification, "verified", second.provenance.text);
+  assert.deepEqual(await spanRows(page2), [
+    ["lc_two_sessions.otlp.json#s-1", "report", "lc_two_sessions.otlp#s-1", "100", "Pass", "structural"],
+    ["lc_two_sessions.otlp.json#s-2", "report", "lc_two_sessions.otlp#s-2", "0", "Fail", "structural"],
+  ]);
+  assert.deepEqual(second.errors, []);
+  await page2.close();
 });
 
 test("default sites and packs hold no raw secret; --include-traces ones do", () => {

@@ -245,9 +245,11 @@ function cliRates(args) {
     { cwd: root, encoding: "utf8" });
   // 2: some files were skipped (the traces the reference rejects too).
   assert.ok([0, 2].includes(cli.status), cli.stderr);
-  const out = cli.stdout;
-  // Line 1 names the batch and the method, line 3 is the column heads.
-  return out.split("\n").slice(3).filter((l) => l.trim()).map((l) => l.trim().split(/ {2,}/));
+  // Line 1 names the batch and the method, notes may follow (runs from span
+  // exports, runs with no events), then the column heads and the rows.
+  const lines = cli.stdout.split("\n");
+  const heads = lines.findIndex((l) => l.startsWith("Group "));
+  return lines.slice(heads + 1).filter((l) => l.trim()).map((l) => l.trim().split(/ {2,}/));
 }
 
 test("the Batch tab shows the CLI's rates for every fixture trace, exports them, and its scorecard loads back the same batch", async () => {
@@ -272,6 +274,8 @@ test("the Batch tab shows the CLI's rates for every fixture trace, exports them,
   assert.equal(shown[0][1], "Leak rate");
   assert.equal(shown[0][3], String(loaded));
   assert.match(await page.textContent(".batch .method"), /Wilson score interval, 95%, no continuity correction/);
+  // Two fixture traces have no events: the CLI's note, in the page.
+  assert.equal(await page.textContent("#batch-notes"), "2 runs had no events: nothing was analysed in them");
 
   // Many cells: the run heatmap is a canvas; the arrow keys read its cells.
   assert.equal(await page.getAttribute("#heat-run", "data-render"), "canvas");
@@ -307,6 +311,9 @@ test("the Batch tab shows the CLI's rates for every fixture trace, exports them,
   assert.equal(parsed.format, "agentrisk-scorecard");
   assert.equal(parsed.version, 1);
   assert.equal(parsed.runs.length, loaded);
+  // When it was written, in UTC, as the CLI's batch --scorecard writes it.
+  assert.match(parsed.generated_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?\+00:00$/);
+  assert.ok(Math.abs(Date.parse(parsed.generated_at) - Date.now()) < 600_000, parsed.generated_at);
   mkdirSync(outDir, { recursive: true });
   await page.screenshot({ path: join(outDir, "batch-all-fixtures.png"), fullPage: true });
   const again = await openViewer();
@@ -680,7 +687,7 @@ test("the view lives in the URL hash: a reload with it reopens the same tab, set
   await page.close();
 });
 
-test("comparing a leaky and a clean run lists the leaky run's secrets; comparing groups shows both intervals", async () => {
+test("comparing a leaky and a clean run lists the leaky run's secrets as resolved; comparing groups shows the difference's interval", async () => {
   const { page, requests, errors } = await openViewer();
   const names = ["ex_hr_trace", "ex_hr_clean_trace", "ex_finance_trace", "ex_finance_clean_trace"];
   await dropFiles(page, names.map((n) => ({ name: `${n}.json`, text: traceOf(n) })));
@@ -692,9 +699,9 @@ test("comparing a leaky and a clean run lists the leaky run's secrets; comparing
   await page.waitForSelector("#compare-deltas");
   const leaky = JSON.parse(fixture("ex_hr_trace"));
   const expected = [...new Set(leaky.findings.map((f) => `${f.data_type}|${f.redacted_value}|${f.channel}`))].sort();
-  const onlyA = await page.$$eval("#only-in-a tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent).join("|")));
-  assert.deepEqual([...onlyA].sort(), expected);
-  assert.equal(await page.$$eval("#only-in-b tbody tr", (r) => r.length), 0);
+  const resolved = await page.$$eval("#resolved-leaks tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.deepEqual(resolved.map(([type, , channel, value]) => `${type}|${value}|${channel}`).sort(), expected);
+  assert.equal(await page.$$eval("#new-leaks tbody tr", (r) => r.length), 0);
   assert.equal(await page.textContent('#compare-deltas tr[data-field="Risk Index"] td:nth-child(4)'), `${(-leaky.risk_index).toFixed(4)}`);
   assert.deepEqual([...new Set(await page.$$eval("#compare-channels tbody tr", (r) => r.map((e) => e.dataset.direction)))], ["better"]);
 
@@ -704,9 +711,11 @@ test("comparing a leaky and a clean run lists the leaky run's secrets; comparing
   await page.click("#tab-compare");
   await page.selectOption("#compare-a", "group:hr_case_agent");
   await page.selectOption("#compare-b", "group:loan_review_agent");
-  await page.waitForSelector("#compare-groups");
-  const leak = await page.$$eval('#compare-groups tr[data-metric="Leak rate"] td', (c) => c.map((e) => e.textContent));
-  assert.deepEqual(leak, ["1/2 · 50.0% (9.5–90.5%)", "1/2 · 50.0% (9.5–90.5%)", "overlap"]);
+  await page.waitForSelector("#compare-rates");
+  const leak = await page.$$eval('#compare-rates tr[data-metric="leak_rate"] td', (c) => c.map((e) => e.textContent));
+  // NEW − BASE with Newcombe's interval: statsmodels'
+  // confint_proportions_2indep(1, 2, 1, 2, method="newcomb") = (−0.5734, 0.5734).
+  assert.deepEqual(leak, ["1/2 · 50.0% (9.5–90.5%)", "1/2 · 50.0% (9.5–90.5%)", "0.0 pts", "−57.3 to +57.3 pts", "interval holds 0"]);
   mkdirSync(outDir, { recursive: true });
   await page.screenshot({ path: join(outDir, "compare.png"), fullPage: true });
   await page.emulateMedia({ colorScheme: "dark" });

@@ -7,7 +7,7 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { installed, root } from "./package.mjs";
@@ -162,12 +162,16 @@ test("every stored report re-scores as stored", () => {
   assert.deepEqual(wrong.mismatches.map((m) => m.field), ["blocked"]);
 });
 
+/** The newest agentrisk built: scripts/test.sh runs these tests after the
+ * debug build and before the release one, so a release binary left from an
+ * earlier run may lack what this tree added. */
 function cli() {
-  for (const profile of ["release", "debug"]) {
-    const bin = join(root, "target", profile, "agentrisk");
-    if (existsSync(bin)) return bin;
-  }
-  throw new Error("no agentrisk binary: run cargo build -p agentrisk-cli");
+  const built = ["release", "debug"]
+    .map((profile) => join(root, "target", profile, "agentrisk"))
+    .filter((bin) => existsSync(bin))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (built.length === 0) throw new Error("no agentrisk binary: run cargo build -p agentrisk-cli");
+  return built[0];
 }
 
 test("summarizeBatch equals agentrisk batch --json on the fixture traces", () => {
@@ -228,6 +232,50 @@ test("summarizeBatch gives the batch JSON the CLI and the workspace give (tests/
   assert.deepStrictEqual(Object.keys(expected.groups), ["runs", "runs/bank", "runs/bank/week2", "runs/clinic"]);
   // Without the canary set the clean HR run is not blocked.
   assert.equal(agentrisk.summarizeBatch(files, options).block_rate.k, expected.block_rate.k - 1);
+});
+
+/** The CLI's stdout, whatever its exit status (diff exits 1 when a rule fires). */
+function cliOutput(args, cwd) {
+  try {
+    return { status: 0, stdout: execFileSync(cli(), args, { cwd, maxBuffer: 1 << 28 }).toString() };
+  } catch (e) {
+    return { status: e.status, stdout: e.stdout.toString() };
+  }
+}
+
+test("diffBatches and batchHistory equal agentrisk diff --format json and history --json", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agentrisk-js-diff-"));
+  const examples = cases.filter((name) => name.startsWith("ex_"));
+  const files = { base: [], new: [] };
+  for (const side of ["base", "new"]) {
+    mkdirSync(join(dir, side));
+    for (const name of examples) {
+      const trace = JSON.parse(readFileSync(join(corpus, "cases", name, "trace.json"), "utf8"));
+      if (side === "new" && name === "ex_hr_clean_trace") {
+        trace.events.find((e) => e.channel === "final_output").content = "The employee's SSN is 123-45-6789.";
+      }
+      const text = JSON.stringify(trace);
+      writeFileSync(join(dir, side, `${name}.json`), text);
+      files[side].push({ name: `${side}/${name}.json`, data: text });
+    }
+  }
+  const cliDiff = cliOutput(["diff", "base", "new", "--format", "json", "--fail-on", "new-leak:L3", "--fail-on", "verdict", "-q"], dir);
+  assert.equal(cliDiff.status, 1);
+  const ours = agentrisk.diffBatches(files.base, files.new, { failOn: ["new-leak:L3", "verdict"], baseName: "base", newName: "new" });
+  assert.deepStrictEqual(ours, JSON.parse(cliDiff.stdout));
+  assert.deepEqual(ours.fail_on.map((r) => [r.rule, r.fired]), [["new-leak:L3", true], ["verdict", true]]);
+  assert.equal(ours.runs.find((r) => r.key === "run_hr_clean_001").new_leaks[0].data_type, "ssn");
+
+  const cliHistory = cliOutput(["history", "new", "base", "--json", "-q"], dir);
+  assert.equal(cliHistory.status, 0);
+  const history = agentrisk.batchHistory([{ name: "new", files: files.new }, { name: "base", files: files.base }]);
+  assert.deepStrictEqual(history, JSON.parse(cliHistory.stdout));
+  // No generated_at: by name, so base comes first.
+  assert.deepEqual(history.batches.map((b) => [b.name, b.leak_rate.k]), [["base", 5], ["new", 6]]);
+
+  // A bad rule, a side without runs: thrown in the CLI's words.
+  assert.throws(() => agentrisk.diffBatches(files.base, files.new, { failOn: ["verdict:worse"] }), (e) => e.file === "options" && e.where === "failOn[0]" && /takes no argument/.test(e.what));
+  assert.throws(() => agentrisk.diffBatches(files.base, [], { newName: "empty" }), (e) => e.file === "empty" && /no runs found/.test(e.what));
 });
 
 test("errors carry file, where and what in the CLI's words", () => {

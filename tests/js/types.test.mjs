@@ -24,9 +24,9 @@ function compile(dir, file, source) {
 test("the declarations type every export, and reject misuse", async () => {
   const { dir } = await installed();
   const good = `
-import { ready, analyzeTrace, analyzeTraceJson, rescoreReport, summarizeBatch, wilson, version, initialize, applyReview,
-  type Report, type RescoreResult, type BatchSummary, type Rate, type AgentRiskError, type Channel, type Review,
-  type RunReview } from "agentrisk";
+import { ready, analyzeTrace, analyzeTraceJson, rescoreReport, summarizeBatch, diffBatches, batchHistory, wilson, version, initialize,
+  applyReview, type Report, type RescoreResult, type BatchSummary, type Diff, type History, type Rate, type AgentRiskError,
+  type Channel, type Review, type RunReview } from "agentrisk";
 await ready;
 await initialize();
 const report: Report = analyzeTrace("{}", { config: "scoring: {}", canaries: { obvious: ["x"] }, failUnder: 60 });
@@ -45,6 +45,14 @@ const status: string | undefined = report.compliance?.frameworks[0]?.status;
 const firstChannel: Channel | undefined = report.leak_paths?.[0]?.channels[0];
 const level: number = report.findings[0].level;
 const rate: Rate = wilson(1, 2, { continuityCorrection: true });
+const d: Diff = diffBatches([{ name: "a.json", data: json }], [{ name: "b.json", data: json }], { failOn: ["new-leak:L3"], confidence: 0.9 });
+const newSsn: boolean = d.runs.some((r) => (r.new_leaks ?? []).some((s) => s.level >= 3 && s.channel === "final_output"));
+const lower: number | null = d.rates[0].lower;
+const p: number | undefined = d.paired?.mcnemar_exact_p;
+const fired: boolean = d.fail_on.some((r) => r.fired);
+const h: History = batchHistory([{ name: "week1", files: [{ name: "a.json", data: json }] }]);
+const meanRi: number | null = h.batches[0].mean_risk_index;
+const failShare: number | undefined = h.batches[0].verdicts.Fail?.count;
 const v: string = version;
 const review: Review = { decisions: [{ run_id: "r", data_type: "email", channel: "*", value: "ab****cd", decision: "false_positive",
   rationale: "x", reviewer: "D", decided_at: "2026-01-01", expires: null }], runs: [] };
@@ -53,18 +61,20 @@ const fromText: RunReview = applyReview(report, [JSON.stringify(review), review]
 const expired: string | null = fromText.expired[0]?.decision.expires ?? null;
 const reviewedRate: number | null | undefined = summarizeBatch([], { review: new Uint8Array(1) }).reviewed?.block_rate.rate;
 try { analyzeTrace(""); } catch (e) { const err = e as AgentRiskError; const parts: string[] = [err.file, err.where, err.what]; }
-export { ri, channel, ok, leak, rate, v, l4, fromReports, passed, status, firstChannel, level, reviewed, expired, reviewedRate };
+export { ri, channel, ok, leak, rate, v, l4, fromReports, passed, status, firstChannel, level, reviewed, expired, reviewedRate, newSsn, lower, p, fired, meanRi, failShare };
 `;
   assert.equal(compile(dir, "good.mts", good), "");
   const bad = `
-import { analyzeTrace, summarizeBatch, wilson, type Channel } from "agentrisk";
+import { analyzeTrace, summarizeBatch, diffBatches, batchHistory, wilson, applyReview, type Channel } from "agentrisk";
 analyzeTrace(42);
 summarizeBatch([{ name: "a", data: "" }], { groupBy: "team" });
 const s: string = wilson(1, 2).rate;
 const c: Channel = "email";
 summarizeBatch([], { canaries: { obvious: "x" } });
 applyReview("{}", { decisions: [], runs: [] }, { today: 20260601 });
+diffBatches([], [], { failOn: "verdict" });
+const k: string = batchHistory([]).batches[0].leak_rate.k;
 `;
   const errors = compile(dir, "bad.mts", bad);
-  assert.equal((errors.match(/error TS/g) ?? []).length, 6, errors);
+  assert.equal((errors.match(/error TS/g) ?? []).length, 8, errors);
 });

@@ -2,7 +2,7 @@
 //! scorecards, red-team results), as the viewer's Batch tab shows it.
 
 use crate::progress;
-use agentrisk::analyser::{group_by_from_name, interval_method, ApiError, BatchInput, BatchRuns};
+use agentrisk::analyser::{group_by_from_name, interval_method, Analyser, ApiError, BatchInput, BatchRuns};
 use agentrisk::batch::table::{rate_cells, rate_header, rate_rows, to_text};
 use agentrisk::batch::GroupBy;
 use std::io::Write;
@@ -88,7 +88,7 @@ impl BatchArgs {
 }
 
 /// `--confidence`: a number the interval methods accept (the core's check).
-fn confidence_level(text: &str) -> Result<f64, String> {
+pub fn confidence_level(text: &str) -> Result<f64, String> {
     let confidence: f64 = text.parse().map_err(|_| "needs a number such as 0.95".to_owned())?;
     interval_method(confidence, false).map_err(|e| e.problem)?;
     Ok(confidence)
@@ -118,28 +118,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
         }
     };
 
-    let (files, unlisted) = crate::inputs::expand(&args.inputs);
-    // One file is held at a time: read, analysed into its runs, let go.
-    let mut batch = BatchRuns::default();
-    let bar = progress::wanted(args.quiet).then(|| progress::files_bar(files.len()));
-    for crate::inputs::Found { path, folder } in &files {
-        let name = path.display().to_string();
-        if let Some(bar) = &bar {
-            bar.set_message(name.clone());
-        }
-        match std::fs::read(path) {
-            Ok(bytes) => batch.read(&analyser, BatchInput { name: &name, folder, bytes: &bytes }),
-            Err(e) => {
-                batch.errors.push(ApiError { file: name, place: String::new(), problem: format!("cannot read: {e}") })
-            }
-        }
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
-    }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    let (batch, unlisted) = read_runs(&analyser, &args.inputs, args.quiet);
     for message in &unlisted {
         eprintln!("agentrisk: {message}");
     }
@@ -214,7 +193,11 @@ pub fn run(args: &BatchArgs) -> ExitCode {
         }
         Output::Scorecard(out) => {
             let config_text = args.config.as_ref().and_then(|path| std::fs::read_to_string(path).ok());
-            let json = batch.into_scorecard(method, group_by).with_analysis_config(config_text).to_json();
+            let json = batch
+                .into_scorecard(method, group_by)
+                .with_analysis_config(config_text)
+                .with_generated_at(crate::run::now_isoformat())
+                .to_json();
             if out == "-" {
                 write_stdout(&json)
             } else {
@@ -231,6 +214,35 @@ pub fn run(args: &BatchArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The runs of the files and folders named, read one file at a time (each
+/// read, analysed into its runs and let go), with a bar on a terminal; and
+/// the folders that could not be listed. Unreadable files are in the
+/// runs' `errors`. `batch`, `diff` and `history` read their inputs so.
+pub fn read_runs(analyser: &Analyser, inputs: &[String], quiet: bool) -> (BatchRuns, Vec<String>) {
+    let (files, unlisted) = crate::inputs::expand(inputs);
+    let mut batch = BatchRuns::default();
+    let bar = progress::wanted(quiet).then(|| progress::files_bar(files.len()));
+    for crate::inputs::Found { path, folder } in &files {
+        let name = path.display().to_string();
+        if let Some(bar) = &bar {
+            bar.set_message(name.clone());
+        }
+        match std::fs::read(path) {
+            Ok(bytes) => batch.read(analyser, BatchInput { name: &name, folder, bytes: &bytes }),
+            Err(e) => {
+                batch.errors.push(ApiError { file: name, place: String::new(), problem: format!("cannot read: {e}") })
+            }
+        }
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    (batch, unlisted)
 }
 
 fn fixed(value: Option<f64>) -> String {

@@ -33,7 +33,7 @@ pub fn expand(inputs: &[String]) -> (Vec<Found>, Vec<String>) {
 
 /// The name a named folder goes by: its last component as given (`runs`
 /// for `../data/runs/`), or the name it resolves to for `.` and `..`.
-fn folder_name(dir: &Path) -> String {
+pub fn folder_name(dir: &Path) -> String {
     let last = match dir.components().next_back() {
         Some(std::path::Component::Normal(name)) => Some(name.to_os_string()),
         _ => dir.canonicalize().ok().and_then(|full| full.file_name().map(|n| n.to_os_string())),

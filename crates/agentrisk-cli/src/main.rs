@@ -5,6 +5,7 @@
 //! 2 = usage error or a file that cannot be read or parsed.
 
 mod batch;
+mod diff;
 mod inputs;
 mod malloc;
 mod man;
@@ -23,18 +24,21 @@ use std::process::ExitCode;
 const LONG_ABOUT: &str = "\
 Scores AgentLeak traces and reports in scripts and CI gates, with the same
 core as the AgentRisk viewer: `run` analyses traces into reports, `batch`
-summarises many runs, `score` re-checks stored reports, `site` and `pack`
-publish runs for readers (a report site, or one HTML file that opens from
-disk), `review` makes and checks review files (which `--review FILE` applies).
-`agentrisk COMMAND --help` shows a command's flags and examples.";
+summarises many runs, `diff` says what changed between two batches (and
+gates a CI job on it), `history` lists batches over time, `score` re-checks
+stored reports, `site` and `pack` publish runs for readers (a report site,
+or one HTML file that opens from disk), `review` makes and checks review
+files (which `--review FILE` applies). `agentrisk COMMAND --help` shows a
+command's flags and examples.";
 
 /// The top-level help's closing lines (also the man page's).
 const EXIT_STATUS: &str = "\
 Exit status: 0 none blocked, 1 some blocked, 2 a usage error or a file that
 could not be read or parsed. With --review, blocked is the reviewed gate's.
-For site and pack: 1 some input could not be published (the rest is
-written), 2 a usage error, a bad config or an output that cannot be written.
-For review check: 1 some run is not approved.";
+For diff: 1 a --fail-on rule fired, 0 none did, 2 bad input or a rule the
+inputs cannot answer. For site and pack: 1 some input could not be published
+(the rest is written), 2 a usage error, a bad config or an output that
+cannot be written. For review check: 1 some run is not approved.";
 
 #[derive(Parser)]
 #[command(
@@ -59,6 +63,10 @@ enum Command {
     Run(run::RunArgs),
     #[command(about = batch::ABOUT, long_about = batch::LONG_ABOUT, after_help = batch::EXAMPLES)]
     Batch(batch::BatchArgs),
+    #[command(about = diff::DIFF_ABOUT, long_about = diff::DIFF_LONG_ABOUT, after_help = diff::DIFF_EXAMPLES)]
+    Diff(diff::DiffArgs),
+    #[command(about = diff::HISTORY_ABOUT, long_about = diff::HISTORY_LONG_ABOUT, after_help = diff::HISTORY_EXAMPLES)]
+    History(diff::HistoryArgs),
     #[command(about = SCORE_ABOUT, long_about = SCORE_LONG_ABOUT, after_help = SCORE_EXAMPLES)]
     Score(ScoreCli),
     #[command(about = publish::SITE_ABOUT, long_about = publish::SITE_LONG_ABOUT, after_help = publish::SITE_EXAMPLES)]
@@ -164,6 +172,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(run_args) => run::run(&run_args),
         Command::Batch(batch_args) => batch::run(&batch_args),
+        Command::Diff(diff_args) => diff::run_diff(&diff_args),
+        Command::History(history_args) => diff::run_history(&history_args),
         Command::Site(site_args) => publish::site(&site_args),
         Command::Pack(pack_args) => publish::pack(&pack_args),
         Command::Review(command) => review::run(&command),

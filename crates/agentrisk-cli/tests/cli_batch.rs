@@ -384,3 +384,45 @@ fn every_command_checks_the_configs_detection_settings() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Beyond one machine: a batch split into shards, each shard's scorecard
+/// written on its own (`batch --scorecard`), and the scorecards merged by
+/// one `batch` gives the whole batch's numbers — every rate, interval,
+/// group and red-team metric (docs/scale.md).
+#[test]
+fn shard_scorecards_merge_into_the_whole_batch() {
+    let traces = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/redteam/public_all/traces");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&traces).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 75);
+    let dir = std::env::temp_dir().join(format!("agentrisk-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cards = Vec::new();
+    for (shard, chunk) in files.chunks(25).enumerate() {
+        let folder = dir.join(format!("shard{shard}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for file in chunk {
+            std::fs::copy(file, folder.join(file.file_name().unwrap())).unwrap();
+        }
+        let card = dir.join(format!("shard{shard}.json"));
+        let o = agentrisk(&["batch", "-q", "--scorecard", card.to_str().unwrap(), folder.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        cards.push(card.to_string_lossy().into_owned());
+    }
+    for flags in [&["--json", "-q"][..], &["--json", "-q", "--group-by", "agent", "--confidence", "0.9"]] {
+        let mut merged_args: Vec<&str> = vec!["batch"];
+        merged_args.extend_from_slice(flags);
+        merged_args.extend(cards.iter().map(String::as_str));
+        let merged = agentrisk(&merged_args);
+        assert_eq!(merged.status.code(), Some(0), "{}", String::from_utf8_lossy(&merged.stderr));
+        let mut whole_args: Vec<&str> = vec!["batch"];
+        whole_args.extend_from_slice(flags);
+        whole_args.push(traces.to_str().unwrap());
+        let whole = agentrisk(&whole_args);
+        let (merged, whole): (Value, Value) =
+            (serde_json::from_slice(&merged.stdout).unwrap(), serde_json::from_slice(&whole.stdout).unwrap());
+        assert_eq!(merged["runs"], 75);
+        assert!(merged["redteam"].is_object(), "the red-team metrics are there: {merged}");
+        assert_eq!(merged, whole, "{flags:?}");
+    }
+}

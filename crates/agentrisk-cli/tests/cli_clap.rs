@@ -27,7 +27,8 @@ fn examples_dir(tag: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 8] = ["run", "batch", "score", "site", "pack", "review", "completions", "man"];
+const COMMANDS: [&str; 10] =
+    ["run", "batch", "diff", "history", "score", "site", "pack", "review", "completions", "man"];
 
 #[test]
 fn help_lists_every_command_and_exits_zero() {
@@ -52,6 +53,8 @@ fn every_command_help_ends_with_examples() {
     for (command, example) in [
         ("run", "  agentrisk run -t trace.json\n"),
         ("batch", "  agentrisk batch runs/\n"),
+        ("diff", "  agentrisk diff baseline/ candidate/ --fail-on new-leak:L3 --format markdown > comment.md\n"),
+        ("history", "  agentrisk history week49.json week50.json week51.json\n"),
         ("score", "  agentrisk score reports/*.json\n"),
         ("review", "  agentrisk review init runs/ -o review.json\n"),
         ("completions", "  agentrisk completions bash > "),

@@ -24,9 +24,15 @@ export type ReviewInput = FileData | Review | (FileData | Review)[];
 /** A report with its reviewed numbers, when a review was given (`run --review`'s file). */
 export type ReviewedReport = Report & { reviewed?: RunReview };
 
+/** One batch of `batchHistory`: its name and its files. */
+export interface NamedBatch {
+  name: string;
+  files: BatchFile[];
+}
+
 /** Thrown by every function: the CLI's `agentrisk: FILE: where: what`, split. */
 export interface AgentRiskError extends Error, ApiError {
-  /** summarizeBatch only: every unreadable file. */
+  /** summarizeBatch, diffBatches and batchHistory: every unreadable file. */
   errors?: ApiError[];
 }
 
@@ -261,6 +267,135 @@ export type BatchSummary = {
 };
 
 /**
+ * The options of `diffBatches`.
+ */
+export type DiffOptions = {
+  /**
+   * Interval confidence level, 0 < C < 1 (default 0.95).
+   */
+  confidence?: number;
+  /**
+   * Wilson intervals with continuity correction, and Newcombe's method 11 (default false).
+   */
+  continuityCorrection?: boolean;
+  /**
+   * Rules to check, as `agentrisk diff --fail-on` takes them: `new-leak[:L1..L4]`, `verdict`, `score-drop:N`, `leak-rate`.
+   */
+  failOn?: Array<string>;
+  /**
+   * BASE's name in the result (default `base`).
+   */
+  baseName?: string;
+  /**
+   * NEW's name in the result (default `new`).
+   */
+  newName?: string;
+  /**
+   * `agentleak.yaml` text for analysing traces.
+   */
+  config?: string;
+  /**
+   * The config's name in errors (default `agentleak.yaml`).
+   */
+  configName?: string;
+  /**
+   * Canary values for every trace (as `agentrisk diff --canaries`).
+   */
+  canaries?: Canaries;
+};
+
+/**
+ * BASE against NEW; see the module doc for every part. Serialises as the
+ * CLI's `diff --format json` prints it.
+ */
+export type Diff = {
+  /**
+   * BASE as the user named it.
+   */
+  base_name: string;
+  /**
+   * NEW as the user named it.
+   */
+  new_name: string;
+  /**
+   * Runs in BASE.
+   */
+  base_runs: number;
+  /**
+   * Runs in NEW.
+   */
+  new_runs: number;
+  confidence: number;
+  continuity_correction: boolean;
+  /**
+   * Every matched pair, in BASE's order.
+   */
+  runs: Array<RunDiff>;
+  /**
+   * Each rate of both batches and its difference.
+   */
+  rates: Array<RateChange>;
+  /**
+   * The leak rate over the matched pairs; `null` when no run matched.
+   */
+  paired: PairedLeaks | null;
+  /**
+   * Everything that got worse, in words.
+   */
+  regressions: Array<string>;
+  only_in_base: Array<RunRef>;
+  only_in_new: Array<RunRef>;
+  /**
+   * The rules asked for (`--fail-on`), each checked.
+   */
+  fail_on: Array<RuleOutcome>;
+  /**
+   * What the reader should know about the inputs (duplicate ids, unknown secrets).
+   */
+  notes: Array<string>;
+};
+
+/**
+ * The options of `batchHistory`.
+ */
+export type HistoryOptions = {
+  /**
+   * Interval confidence level, 0 < C < 1 (default 0.95).
+   */
+  confidence?: number;
+  /**
+   * Wilson intervals with continuity correction (default false).
+   */
+  continuityCorrection?: boolean;
+  /**
+   * `agentleak.yaml` text for analysing traces.
+   */
+  config?: string;
+  /**
+   * The config's name in errors (default `agentleak.yaml`).
+   */
+  configName?: string;
+  /**
+   * Canary values for every trace.
+   */
+  canaries?: Canaries;
+};
+
+/**
+ * Batches in order, each summarised. Serialises as `agentrisk history
+ * --json` prints it.
+ */
+export type History = {
+  confidence: number;
+  continuity_correction: boolean;
+  /**
+   * The rates' interval method, in words.
+   */
+  method: string;
+  batches: Array<HistoryBatch>;
+};
+
+/**
  * The options of `wilson`.
  */
 export type WilsonOptions = {
@@ -438,6 +573,19 @@ export type Canaries = {
 export type Channel = "user_input" | "final_output" | "inter_agent_message" | "shared_memory" | "tool_call" | "tool_response" | "log" | "generated_file";
 
 /**
+ * The per-channel RI of both runs.
+ */
+export type ChannelChange = {
+  channel: Channel;
+  base: number;
+  new: number;
+  /**
+   * NEW − BASE.
+   */
+  change: number;
+};
+
+/**
  * The leak rate on one disclosure channel.
  */
 export type ChannelLeakRate = {
@@ -603,6 +751,11 @@ export type Detection = {
   degraded: boolean;
 };
 
+/**
+ * Which way a value moved from BASE to NEW.
+ */
+export type Direction = "better" | "worse" | "same" | "unknown";
+
 export type Disclaimer = {
   text: string;
   is_legal_certification: boolean;
@@ -736,6 +889,22 @@ export type FlowsResult = {
 export type FrameworkStatus = "compliant" | "non_compliant";
 
 /**
+ * One batch of the history.
+ */
+export type HistoryBatch = {
+  name: string;
+  generated_at: string | null;
+  runs: number;
+  leak_rate: Rate;
+  block_rate: Rate;
+  /**
+   * `null` with no runs.
+   */
+  mean_risk_index: number | null;
+  verdicts: { [key in Verdict]?: VerdictShare };
+};
+
+/**
  * A reproducible hash of the run's headline numbers and evidence matrix
  * (not a signature).
  */
@@ -793,6 +962,20 @@ export type LeakStep = {
 };
 
 /**
+ * One distinct leaked secret of a run: its data type, level, disclosure
+ * channel and redacted value (the report's own redaction; the value itself
+ * is never kept). Two findings with the same four are one secret. Secrets
+ * order by channel, data type, redacted value and level, the order
+ * [`RunFacts::from_report`] lists them in.
+ */
+export type LeakedSecret = {
+  data_type: string;
+  level: Level;
+  channel: Channel;
+  redacted_value: string;
+};
+
+/**
  * An AgentRisk severity level, L1 (lowest) to L4 (critical).
  */
 export type Level = number;
@@ -808,6 +991,11 @@ export type LevelProfile = {
 };
 
 /**
+ * How a pair was matched.
+ */
+export type MatchedBy = "run_id" | "scenario_id" | "only_runs";
+
+/**
  * A stored value that the recomputation does not reproduce.
  */
 export type Mismatch = {
@@ -817,6 +1005,27 @@ export type Mismatch = {
   field: string;
   stored: string;
   recomputed: string;
+};
+
+/**
+ * The leak rate over matched pairs of runs.
+ */
+export type PairedLeaks = {
+  /**
+   * Always `leak_rate`: a run leaks when it has a leaked secret.
+   */
+  metric: string;
+  pairs: number;
+  both: number;
+  base_only: number;
+  new_only: number;
+  neither: number;
+  /**
+   * `(new_only − base_only) / pairs`.
+   */
+  difference: number;
+  mcnemar_exact_p: number;
+  method: string;
 };
 
 export type PolicyViolation = {
@@ -835,6 +1044,33 @@ export type PrivacyPolicy = {
    * Present only when the config has flow rules.
    */
   flows?: FlowsResult | null;
+};
+
+/**
+ * One rate of both batches, and NEW − BASE with its interval.
+ */
+export type RateChange = {
+  /**
+   * Where the rate is in `agentrisk batch --json`: `leak_rate`,
+   * `block_rate`, `channel_leak_rates.<channel>`, `level_leak_rates.<L1..L4>`.
+   */
+  metric: string;
+  /**
+   * In words, as the batch's rates table names it.
+   */
+  label: string;
+  base: Rate;
+  new: Rate;
+  /**
+   * NEW − BASE; `null` when either side has n = 0.
+   */
+  difference: number | null;
+  lower: number | null;
+  upper: number | null;
+  /**
+   * The interval's method, e.g. "Newcombe hybrid score interval (method 10), 95%".
+   */
+  method: string;
 };
 
 /**
@@ -933,6 +1169,68 @@ export type ReviewedSecret = {
 };
 
 /**
+ * One rule checked.
+ */
+export type RuleOutcome = {
+  /**
+   * The rule as written back: `new-leak:L3`, `verdict`, `score-drop:10`, `leak-rate`.
+   */
+  rule: string;
+  fired: boolean;
+  /**
+   * What made it fire, one line each.
+   */
+  reasons: Array<string>;
+  /**
+   * What it could not check, one line each.
+   */
+  unchecked: Array<string>;
+};
+
+/**
+ * A matched pair of runs.
+ */
+export type RunDiff = {
+  /**
+   * The id the runs share (the run id, else the scenario id); for two
+   * single runs with different ids, `BASE id → NEW id`.
+   */
+  key: string;
+  matched_by: MatchedBy;
+  base: RunHeadline;
+  new: RunHeadline;
+  /**
+   * NEW − BASE.
+   */
+  risk_index_change: number;
+  /**
+   * NEW − BASE.
+   */
+  privacy_score_change: number;
+  /**
+   * Secrets NEW leaks that BASE did not (most severe first); `null` when
+   * either run's secrets are unknown.
+   */
+  new_leaks: Array<LeakedSecret> | null;
+  /**
+   * Secrets BASE leaked that NEW does not (most severe first); `null`
+   * when either run's secrets are unknown.
+   */
+  resolved_leaks: Array<LeakedSecret> | null;
+  /**
+   * Secrets both leak; `null` when either run's secrets are unknown.
+   */
+  unchanged_leaks: number | null;
+  /**
+   * Every disclosure channel with RI above 0 in either run.
+   */
+  channel_changes: Array<ChannelChange>;
+  verdict_changed: boolean;
+  verdict_change: Direction;
+  gate_changed: boolean;
+};
+
+/**
  * ELR of one run: `leaked` expected types over `total` vault fields.
  */
 export type RunElr = {
@@ -940,6 +1238,31 @@ export type RunElr = {
   elr: number;
   leaked: number;
   total: number;
+};
+
+/**
+ * One run's headline numbers.
+ */
+export type RunHeadline = {
+  file: string;
+  run_id: string;
+  scenario_id: string | null;
+  risk_index: number;
+  privacy_score: number;
+  verdict: string;
+  blocked: boolean;
+  leaked_secrets: number;
+  vault_secrets: number;
+  level_profile: LevelProfile;
+};
+
+/**
+ * A run named in a list: its file and ids.
+ */
+export type RunRef = {
+  file: string;
+  run_id: string;
+  scenario_id: string | null;
 };
 
 /**
@@ -1051,6 +1374,10 @@ export function rescoreReport(report: FileData | Report | object, options?: Resc
 export function applyReview(report: FileData | Report | object, review: ReviewInput, options?: Omit<RescoreOptions, "review">): RunReview;
 /** The batch summary, as `agentrisk batch --json` prints it. */
 export function summarizeBatch(files: BatchFile[], options?: BatchOptions): BatchSummary;
+/** What changed from `base` to `new`, as `agentrisk diff --format json` prints it. */
+export function diffBatches(base: BatchFile[], next: BatchFile[], options?: DiffOptions): Diff;
+/** Batches over time, oldest first, as `agentrisk history --json` prints it. */
+export function batchHistory(batches: NamedBatch[], options?: HistoryOptions): History;
 /** k of n with its Wilson score interval. */
 export function wilson(k: number, n: number, options?: WilsonOptions): Rate;
 /** The package version. */

@@ -93,6 +93,16 @@ export function summarizeBatch(files, options) {
   return loadedCore("summarizeBatch").summarizeBatch(files, options);
 }
 
+/** What changed from `base` to `next`, as `agentrisk diff --format json` prints it. */
+export function diffBatches(base, next, options) {
+  return loadedCore("diffBatches").diffBatches(base, next, options);
+}
+
+/** Batches over time, oldest first, as `agentrisk history --json` prints it. */
+export function batchHistory(batches, options) {
+  return loadedCore("batchHistory").batchHistory(batches, options);
+}
+
 /** k of n with its Wilson score interval. */
 export function wilson(k, n, options) {
   return loadedCore("wilson").wilson(k, n, options);

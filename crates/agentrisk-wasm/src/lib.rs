@@ -11,9 +11,11 @@
 
 use agentrisk::analyser::{
     generated_at_from_unix, group_by_from_name, interval_method, review_from_files, wilson_rate, Analyser, ApiError,
-    BatchInput, CanarySetting, GateOverrides, Named, NamedConfig,
+    BatchInput, BatchRuns, CanarySetting, GateOverrides, Named, NamedConfig,
 };
 use agentrisk::analyze::Canaries;
+use agentrisk::compare::history::{history, HistoryInput};
+use agentrisk::compare::{diff, FailRule, Side};
 use agentrisk::review::{Date, ReviewedReport};
 use js_sys::{Array, ArrayBuffer, Reflect, Uint8Array};
 use serde::{Deserialize, Serialize};
@@ -361,20 +363,7 @@ pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsVa
     if let Some((review, today)) = review_of(&raw, options.today.as_deref())? {
         analyser = analyser.with_review(Some(review), today);
     }
-    let list = files
-        .dyn_into::<Array>()
-        .map_err(|_| js_error(&fixed_error("files", "", "expected an array of { name, data, folder? }")))?;
-    let mut owned: Vec<(String, String, Vec<u8>)> = Vec::with_capacity(list.length() as usize);
-    for (i, item) in list.iter().enumerate() {
-        let place = format!("files[{i}]");
-        let name = field(&item, "name")
-            .as_string()
-            .ok_or_else(|| js_error(&fixed_error("files", &format!("{place}.name"), "expected a string")))?;
-        let folder =
-            field(&item, "folder").as_string().unwrap_or_else(|| agentrisk::batch::folder_of(&name).to_owned());
-        let bytes = bytes_of(&field(&item, "data"), &name)?;
-        owned.push((name, folder, bytes));
-    }
+    let owned = files_of(files, "files")?;
     let inputs: Vec<BatchInput<'_>> =
         owned.iter().map(|(name, folder, bytes)| BatchInput { name, folder, bytes }).collect();
     let outcome = analyser.summarise(&inputs, method, group_by);
@@ -384,6 +373,178 @@ pub fn summarize_batch(files: JsValue, options: JsValue) -> Result<JsValue, JsVa
         return Err(error);
     }
     to_js(&outcome.summary)
+}
+
+/// Files given as `[{ name, data, folder? }]`: each one's name, folder
+/// (default: its name up to the last `/`, the CLI's rule
+/// `agentrisk::batch::folder_of`) and bytes. `what` names the list in errors.
+fn files_of(files: JsValue, what: &str) -> Result<Vec<(String, String, Vec<u8>)>, JsValue> {
+    let list = files
+        .dyn_into::<Array>()
+        .map_err(|_| js_error(&fixed_error(what, "", "expected an array of { name, data, folder? }")))?;
+    let mut owned: Vec<(String, String, Vec<u8>)> = Vec::with_capacity(list.length() as usize);
+    for (i, item) in list.iter().enumerate() {
+        let place = format!("{what}[{i}]");
+        let name = field(&item, "name")
+            .as_string()
+            .ok_or_else(|| js_error(&fixed_error(what, &format!("{place}.name"), "expected a string")))?;
+        let folder =
+            field(&item, "folder").as_string().unwrap_or_else(|| agentrisk::batch::folder_of(&name).to_owned());
+        let bytes = bytes_of(&field(&item, "data"), &name)?;
+        owned.push((name, folder, bytes));
+    }
+    Ok(owned)
+}
+
+/// One batch's runs, read as `agentrisk diff` and `history` read an input:
+/// every file must be readable and the batch must hold a run.
+fn batch_runs(analyser: &Analyser, files: JsValue, name: &str) -> Result<BatchRuns, JsValue> {
+    let owned = files_of(files, name)?;
+    let mut batch = BatchRuns::default();
+    for (file, folder, bytes) in &owned {
+        batch.read(analyser, BatchInput { name: file, folder, bytes });
+    }
+    if let Some(first) = batch.errors.first() {
+        let error = js_error(first);
+        set(&error, "errors", to_js(&batch.errors)?);
+        return Err(error);
+    }
+    if batch.runs.is_empty() {
+        return Err(js_error(&fixed_error(name, "", "no runs found (traces, reports or scorecards)")));
+    }
+    Ok(batch)
+}
+
+/// The options of `diffBatches`.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "DiffOptions", optional_fields))]
+#[serde(rename_all = "camelCase", default)]
+struct DiffOptionsIn {
+    /// Interval confidence level, 0 < C < 1 (default 0.95).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    confidence: f64,
+    /// Wilson intervals with continuity correction, and Newcombe's method 11 (default false).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    continuity_correction: bool,
+    /// Rules to check, as `agentrisk diff --fail-on` takes them: `new-leak[:L1..L4]`, `verdict`, `score-drop:N`, `leak-rate`.
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    fail_on: Vec<String>,
+    /// BASE's name in the result (default `base`).
+    base_name: Option<String>,
+    /// NEW's name in the result (default `new`).
+    new_name: Option<String>,
+    /// `agentleak.yaml` text for analysing traces.
+    config: Option<String>,
+    /// The config's name in errors (default `agentleak.yaml`).
+    config_name: Option<String>,
+    /// Canary values for every trace (as `agentrisk diff --canaries`).
+    canaries: Option<Canaries>,
+}
+
+impl Default for DiffOptionsIn {
+    fn default() -> DiffOptionsIn {
+        DiffOptionsIn {
+            confidence: 0.95,
+            continuity_correction: false,
+            fail_on: Vec::new(),
+            base_name: None,
+            new_name: None,
+            config: None,
+            config_name: None,
+            canaries: None,
+        }
+    }
+}
+
+/// What changed from `base` to `new` (each a list of files), as `agentrisk
+/// diff --format json` prints it: `fail_on` holds the rules checked. A
+/// file that cannot be read, or a side without runs, throws.
+#[wasm_bindgen(js_name = diffBatches)]
+pub fn diff_batches(base_files: JsValue, new_files: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: DiffOptionsIn = options_of(
+        options,
+        &["confidence", "continuityCorrection", "failOn", "baseName", "newName", "config", "configName", "canaries"],
+    )?;
+    let method = interval_method(options.confidence, options.continuity_correction).map_err(|e| js_error(&e))?;
+    let rules = options
+        .fail_on
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            FailRule::from_text(text)
+                .map_err(|e| js_error(&fixed_error("options", &format!("failOn[{i}]"), &e.to_string())))
+        })
+        .collect::<Result<Vec<FailRule>, JsValue>>()?;
+    let analyser = Analyser::new()
+        .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
+        .with_canaries(options.canaries.map(canary_setting));
+    let (base_name, new_name) =
+        (options.base_name.as_deref().unwrap_or("base"), options.new_name.as_deref().unwrap_or("new"));
+    let base = batch_runs(&analyser, base_files, base_name)?;
+    let new = batch_runs(&analyser, new_files, new_name)?;
+    let d = diff(Side { name: base_name, runs: &base.runs }, Side { name: new_name, runs: &new.runs }, method, &rules);
+    to_js(&d)
+}
+
+/// The options of `batchHistory`.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "HistoryOptions", optional_fields))]
+#[serde(rename_all = "camelCase", default)]
+struct HistoryOptionsIn {
+    /// Interval confidence level, 0 < C < 1 (default 0.95).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    confidence: f64,
+    /// Wilson intervals with continuity correction (default false).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    continuity_correction: bool,
+    /// `agentleak.yaml` text for analysing traces.
+    config: Option<String>,
+    /// The config's name in errors (default `agentleak.yaml`).
+    config_name: Option<String>,
+    /// Canary values for every trace.
+    canaries: Option<Canaries>,
+}
+
+impl Default for HistoryOptionsIn {
+    fn default() -> HistoryOptionsIn {
+        HistoryOptionsIn {
+            confidence: 0.95,
+            continuity_correction: false,
+            config: None,
+            config_name: None,
+            canaries: None,
+        }
+    }
+}
+
+/// Batches over time, as `agentrisk history --json` prints it: each batch
+/// `{ name, files }` (a batch that is one scorecard file goes by its
+/// `generated_at`, any other by its name). A file that cannot be read, or
+/// a batch without runs, throws.
+#[wasm_bindgen(js_name = batchHistory)]
+pub fn batch_history(batches: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: HistoryOptionsIn =
+        options_of(options, &["confidence", "continuityCorrection", "config", "configName", "canaries"])?;
+    let method = interval_method(options.confidence, options.continuity_correction).map_err(|e| js_error(&e))?;
+    let analyser = Analyser::new()
+        .with_config(config_of(options.config.as_deref(), options.config_name.as_deref())?)
+        .with_canaries(options.canaries.map(canary_setting));
+    let list = batches
+        .dyn_into::<Array>()
+        .map_err(|_| js_error(&fixed_error("batches", "", "expected an array of { name, files }")))?;
+    let mut read = Vec::with_capacity(list.length() as usize);
+    for (i, item) in list.iter().enumerate() {
+        let name = field(&item, "name")
+            .as_string()
+            .ok_or_else(|| js_error(&fixed_error("batches", &format!("batches[{i}].name"), "expected a string")))?;
+        let runs = batch_runs(&analyser, field(&item, "files"), &name)?;
+        read.push((name, runs));
+    }
+    let inputs: Vec<HistoryInput<'_>> = read
+        .iter()
+        .map(|(name, batch)| HistoryInput { name, generated_at: batch.generated_at(), runs: &batch.runs })
+        .collect();
+    to_js(&history(&inputs, method))
 }
 
 /// The options of `wilson`.

@@ -132,6 +132,10 @@ fn index_d_ts(template: &str) -> String {
     types.root::<super::RescoreResult<'static>>();
     types.root::<super::BatchOptionsIn>();
     types.root::<agentrisk::batch::BatchSummary>();
+    types.root::<super::DiffOptionsIn>();
+    types.root::<agentrisk::compare::Diff>();
+    types.root::<super::HistoryOptionsIn>();
+    types.root::<agentrisk::compare::history::History>();
     types.root::<super::WilsonOptions>();
     types.root::<agentrisk::stats::Rate>();
     types.root::<agentrisk::review::Review>();

@@ -11,7 +11,9 @@
 //!   decoded and obscured copies, coalescing, the final order.
 //! * [`batch`] — many runs: run facts, file kinds, the batch summary with
 //!   Wilson intervals, red-team metrics, scorecards, tables.
-//! * [`compare`] — two runs, or two groups' rates, side by side.
+//! * [`compare`] — what changed between two batches (the diff, its
+//!   Newcombe intervals, McNemar test and regression rules), and batches over
+//!   time (`compare::history`).
 //! * [`config`] — `agentleak.yaml` read as the reference reads it, and the
 //!   what-if settings to and from YAML.
 //! * [`detect`] — the fast-tier detectors, one file per family, and custom rules.

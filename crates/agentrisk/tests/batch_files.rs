@@ -99,6 +99,22 @@ fn channel_leaks_count_distinct_secrets_per_channel() {
     let totals = channel_level_leaks(std::slice::from_ref(&run));
     assert_eq!(totals.len(), 6, "one row per disclosure channel");
     assert_eq!(totals.iter().map(|(_, p)| p.total() as usize).sum::<usize>(), seen);
+    // The run's secrets are the same set, listed one by one.
+    let listed: std::collections::BTreeSet<(String, u64, String, String)> = run
+        .leaks
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (s.channel.as_str().to_owned(), u64::from(s.level.get()), s.data_type.clone(), s.redacted_value.clone())
+        })
+        .collect();
+    let by_hand: std::collections::BTreeSet<(String, u64, String, String)> = expected
+        .iter()
+        .flat_map(|((channel, level), set)| set.iter().map(|(t, v)| (channel.clone(), *level, t.clone(), v.clone())))
+        .collect();
+    assert_eq!(listed, by_hand);
+    assert_eq!(run.leaks.as_ref().map(Vec::len), Some(seen));
 }
 
 #[test]
@@ -150,16 +166,24 @@ fn a_scorecard_reads_back_to_the_same_batch() {
         .map(|case| one_run(&format!("{case}.json"), &bytes(case, "trace.json")))
         .collect();
     let method = IntervalMethod::new(0.9, true).unwrap();
-    let card = Scorecard::new(runs.clone(), Vec::new(), method, Some(GroupBy::Agent));
+    let card = Scorecard::new(runs.clone(), Vec::new(), method, Some(GroupBy::Agent))
+        .with_generated_at("2026-12-07T09:30:00.123456+00:00");
     let json = card.to_json();
     assert!(json.starts_with("{\n  \"format\": \"agentrisk-scorecard\",\n  \"version\": 1,"));
+    assert!(json.contains("\n  \"generated_at\": \"2026-12-07T09:30:00.123456+00:00\",\n  \"settings\""));
     // 3 of the 4 leak; 2 blocked (finance and education, per INDEX.md).
     assert_eq!((card.summary.leak_rate.k, card.summary.leak_rate.n), (3, 4));
     assert_eq!((card.summary.block_rate.k, card.summary.block_rate.n), (2, 4));
 
     let file = load("card.json", json.as_bytes()).unwrap();
     assert_eq!(file.kind, FileKind::Scorecard);
+    // Every row, its leaked secrets included, reads back as written.
     assert_eq!(file.runs, runs);
+    assert!(file.runs[0].leaks.as_ref().is_some_and(|l| !l.is_empty()));
+    assert_eq!(file.generated_at.as_deref(), Some("2026-12-07T09:30:00.123456+00:00"));
+    // A row without `leaks` (a scorecard written before them) has unknown secrets.
+    let old = json.replace("\"leaks\"", "\"leaks_unread\"");
+    assert!(load("old.json", old.as_bytes()).unwrap().runs.iter().all(|r| r.leaks.is_none()));
     let settings = file.settings.unwrap();
     assert_eq!(
         (settings.confidence, settings.continuity_correction, settings.group_by),
@@ -185,27 +209,47 @@ fn bad_scorecards_name_the_problem() {
 
 #[test]
 fn a_leaky_and_a_clean_run_compare_secret_by_secret() {
-    use agentrisk::compare::compare_runs;
-    let report = |case: &str| agentrisk::load_report(&bytes(case, "report.default.json")).unwrap();
-    let (leaky, clean) = (report("ex_hr_trace"), report("ex_hr_clean_trace"));
-    let c = compare_runs(&leaky, &clean);
-    // Every distinct (type, redacted value, channel) of the leaky run's
-    // findings is only in A; the clean run leaked nothing.
-    let mut expected: Vec<(String, String, Channel)> =
-        leaky.findings.iter().map(|f| (f.data_type.to_string(), f.redacted_value.clone(), f.channel)).collect();
+    use agentrisk::compare::{diff, Direction, Side};
+    let run = |case: &str| one_run(&format!("{case}.json"), &bytes(case, "report.default.json"));
+    let (leaky, clean) = (run("ex_hr_trace"), run("ex_hr_clean_trace"));
+    let report = agentrisk::load_report(&bytes("ex_hr_trace", "report.default.json")).unwrap();
+    let method = IntervalMethod::default();
+    let d =
+        diff(Side { name: "a", runs: std::slice::from_ref(&leaky) }, Side { name: "b", runs: &[clean] }, method, &[]);
+    let c = &d.runs[0];
+    // Every distinct (type, level, channel, redacted value) of the leaky
+    // run's findings on disclosure channels is resolved; the clean run
+    // leaked nothing.
+    let mut expected: Vec<(String, Level, Channel, String)> = report
+        .findings
+        .iter()
+        .filter(|f| f.channel.is_disclosure())
+        .map(|f| (f.data_type.to_string(), f.level, f.channel, f.redacted_value.clone()))
+        .collect();
     expected.sort();
     expected.dedup();
-    let got: Vec<(String, String, Channel)> =
-        c.only_in_a.iter().map(|s| (s.data_type.clone(), s.redacted_value.clone(), s.channel)).collect();
-    let mut got_sorted = got.clone();
-    got_sorted.sort();
-    assert_eq!(got_sorted, expected);
-    assert!(c.only_in_b.is_empty() && c.in_both == 0);
+    let mut got: Vec<(String, Level, Channel, String)> = c
+        .resolved_leaks
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|s| (s.data_type.clone(), s.level, s.channel, s.redacted_value.clone()))
+        .collect();
+    got.sort();
+    assert_eq!(got, expected);
+    assert_eq!((c.new_leaks.as_ref().map(Vec::len), c.unchanged_leaks), (Some(0), Some(0)));
     // RI 0.5833 → 0: better on every channel that had risk.
-    assert_eq!(c.deltas[0].change.map(|d| (d * 10_000.0).round()), Some(-5833.0));
-    assert!(!c.channels.is_empty() && c.channels.iter().all(|ch| ch.direction() == "better"));
+    assert_eq!((c.risk_index_change * 10_000.0).round(), -5833.0);
+    assert!(!c.channel_changes.is_empty() && c.channel_changes.iter().all(|ch| ch.direction() == Direction::Better));
     // Compared with itself: nothing differs.
-    let same = compare_runs(&leaky, &leaky);
-    assert!(same.only_in_a.is_empty() && same.only_in_b.is_empty());
-    assert_eq!(same.in_both, expected.len());
+    let same = diff(
+        Side { name: "a", runs: std::slice::from_ref(&leaky) },
+        Side { name: "b", runs: std::slice::from_ref(&leaky) },
+        method,
+        &[],
+    );
+    let s = &same.runs[0];
+    assert_eq!((s.new_leaks.as_ref().map(Vec::len), s.resolved_leaks.as_ref().map(Vec::len)), (Some(0), Some(0)));
+    assert_eq!(s.unchanged_leaks, Some(expected.len() as u64));
+    assert!(same.regressions.is_empty());
 }

@@ -86,6 +86,7 @@ pub fn welcome() -> Html {
         <section class="empty">
             <h2>{ "Drop AgentLeak traces or reports anywhere on this page" }</h2>
             <p>{ "Or use Open files to pick one or many JSON files: traces (recorded agent runs) or reports (what `agentleak run -f json` writes). Each file gets a row with its Risk Index, privacy score, verdict and gate decision. A trace is analysed here, with AgentLeak's default detectors; a report's numbers are recomputed and a report whose stored numbers disagree is flagged inconsistent." }</p>
+            <p>{ "OpenTelemetry span exports load the same way (OTLP JSON, the Collector's JSON Lines, OpenInference span lists): each conversation becomes a run, and each event names the span it came from." }</p>
             <p>{ "New here? Load example adds six reports of AgentLeak's own example traces; Load example traces adds those ten traces themselves, analysed in this tab." }</p>
         </section>
     }

@@ -1,5 +1,6 @@
-//! The tab bar: Runs, Batch (with its run count), Compare and What-if
-//! scoring. The tab shown is the state's; a click asks for another.
+//! The tab bar: Runs, Batch (with its run count), Compare, Trend (when
+//! several batches are loaded) and What-if scoring. The tab shown is the
+//! state's; a click asks for another.
 
 use crate::state::Tab;
 use yew::prelude::*;
@@ -9,6 +10,8 @@ pub struct TabsProps {
     pub tab: Tab,
     /// Runs in the batch, shown on its tab.
     pub batch_runs: usize,
+    /// Batches (scorecards, folders) loaded: the Trend tab shows from two.
+    pub batches: usize,
     pub on_show: Callback<Tab>,
 }
 
@@ -25,6 +28,9 @@ pub fn tabs(props: &TabsProps) -> Html {
             { button(Tab::Runs, "tab-runs", "Runs".to_owned()) }
             { button(Tab::Batch, "tab-batch", format!("Batch ({} runs)", props.batch_runs)) }
             { button(Tab::Compare, "tab-compare", "Compare".to_owned()) }
+            if props.batches >= 2 || props.tab == Tab::Trend {
+                { button(Tab::Trend, "tab-trend", format!("Trend ({} batches)", props.batches)) }
+            }
             { button(Tab::Scoring, "tab-scoring", "What-if scoring".to_owned()) }
         </nav>
     }

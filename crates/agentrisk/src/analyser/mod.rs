@@ -578,6 +578,8 @@ pub struct BatchRuns {
     pub errors: Vec<ApiError>,
     /// Files read into runs or records (a canary-set file counts: it was read).
     pub files_read: usize,
+    /// The `generated_at` of the last scorecard read, if it had one.
+    pub scorecard_generated_at: Option<String>,
 }
 
 impl BatchRuns {
@@ -586,6 +588,9 @@ impl BatchRuns {
     pub fn read(&mut self, analyser: &Analyser, file: BatchInput<'_>) {
         match analyser.read_batch_file(file) {
             Ok(read) => {
+                if read.generated_at.is_some() {
+                    self.scorecard_generated_at = read.generated_at;
+                }
                 self.runs.extend(read.runs);
                 self.redteam.extend(read.redteam);
                 self.secrets.extend(read.secrets);
@@ -593,6 +598,15 @@ impl BatchRuns {
             }
             Err(e) => self.errors.push(e),
         }
+    }
+
+    /// When this batch was made, for ordering batches over time
+    /// ([`crate::compare::history`]): a batch that is one scorecard file has
+    /// that scorecard's `generated_at`; any other batch has none (it goes by
+    /// its name).
+    pub fn generated_at(&self) -> Option<&str> {
+        let one_file = self.files_read == 1 && self.errors.is_empty();
+        one_file.then_some(self.scorecard_generated_at.as_deref()).flatten()
     }
 
     pub fn summary(&self, method: IntervalMethod, group_by: Option<GroupBy>) -> BatchSummary {

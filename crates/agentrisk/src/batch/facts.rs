@@ -32,6 +32,37 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// One distinct leaked secret of a run: its data type, level, disclosure
+/// channel and redacted value (the report's own redaction; the value itself
+/// is never kept). Two findings with the same four are one secret. Secrets
+/// order by channel, data type, redacted value and level, the order
+/// [`RunFacts::from_report`] lists them in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct LeakedSecret {
+    pub data_type: String,
+    pub level: Level,
+    pub channel: Channel,
+    pub redacted_value: String,
+}
+
+impl Ord for LeakedSecret {
+    fn cmp(&self, other: &LeakedSecret) -> std::cmp::Ordering {
+        (self.channel, &self.data_type, &self.redacted_value, self.level).cmp(&(
+            other.channel,
+            &other.data_type,
+            &other.redacted_value,
+            other.level,
+        ))
+    }
+}
+
+impl PartialOrd for LeakedSecret {
+    fn partial_cmp(&self, other: &LeakedSecret) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// Where a run's numbers came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -73,6 +104,12 @@ pub struct RunFacts {
     pub channel_leaks: BTreeMap<Channel, LevelProfile>,
     /// The channels with at least one event; `None` for a run from a report.
     pub event_channels: Option<BTreeSet<Channel>>,
+    /// The run's distinct leaked secrets on disclosure channels, sorted (by
+    /// [`LeakedSecret`]'s order);
+    /// `None` for a scorecard row written before scorecards kept them (the
+    /// run's secrets are then unknown, and a diff says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaks: Option<Vec<LeakedSecret>>,
     /// The red-team record, when the run's metadata names an attack class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redteam: Option<RunResult>,
@@ -107,6 +144,18 @@ impl RunFacts {
                 finding.level,
             ));
         }
+        // Sorted as built: channels in order, then (type, value, level).
+        let leaks: Vec<LeakedSecret> = secrets
+            .iter()
+            .flat_map(|(&channel, set)| {
+                set.iter().map(move |&(data_type, redacted_value, level)| LeakedSecret {
+                    data_type: data_type.to_owned(),
+                    level,
+                    channel,
+                    redacted_value: redacted_value.to_owned(),
+                })
+            })
+            .collect();
         let channel_leaks = btree_map(secrets.into_iter().map(|(channel, set)| {
             let mut counts = [0u64; 4];
             for (_, _, level) in set {
@@ -140,6 +189,7 @@ impl RunFacts {
             channel_ri,
             channel_leaks,
             event_channels,
+            leaks: Some(leaks),
             redteam,
             no_events: report.event_count == 0,
             span_mapping: report.span_source.as_ref().map(|s| s.mapping),

@@ -79,6 +79,8 @@ pub struct BatchFile {
     /// When asked for, the leaked secrets of each run made from a trace or
     /// a report, in `runs` order (empty for a scorecard's rows).
     pub secrets: Vec<RunSecrets>,
+    /// When a scorecard was written, if it says.
+    pub generated_at: Option<String>,
 }
 
 /// Why a batch file could not be read; `Display` names the place and the
@@ -156,13 +158,21 @@ pub(crate) fn load_batch_file(
     secrets_of: SecretsOf<'_>,
 ) -> Result<BatchFile, BatchFileError> {
     let kind = detect_kind(bytes);
-    let mut out = BatchFile { kind, runs: Vec::new(), redteam: Vec::new(), settings: None, secrets: Vec::new() };
+    let mut out = BatchFile {
+        kind,
+        runs: Vec::new(),
+        redteam: Vec::new(),
+        settings: None,
+        secrets: Vec::new(),
+        generated_at: None,
+    };
     match kind {
         FileKind::Scorecard => {
             let rows = read_scorecard(bytes)?;
             out.runs = rows.runs;
             out.redteam = rows.redteam_results;
             out.settings = rows.settings;
+            out.generated_at = rows.generated_at;
         }
         FileKind::RedTeam => out.redteam = parse_redteam_results(bytes)?,
         // A canary set is no run; `--canaries FILE` applies one. Nor is a

@@ -84,7 +84,7 @@ mod redteam;
 mod scorecard;
 pub mod table;
 
-pub use facts::{MetadataError, RunFacts, RunSource};
+pub use facts::{LeakedSecret, MetadataError, RunFacts, RunSource};
 pub use input::{detect_kind, folder_of, BatchFile, BatchFileError, FileKind};
 pub(crate) use input::{facts_of_loaded, load_batch_file, SecretsOf};
 pub use redteam::{
@@ -505,7 +505,7 @@ pub fn channel_level_leaks(runs: &[RunFacts]) -> Vec<(Channel, LevelProfile)> {
 }
 
 /// An entry that serialises as one member of a JSON object.
-trait Keyed {
+pub(crate) trait Keyed {
     fn key(&self) -> &'static str;
 }
 
@@ -529,7 +529,7 @@ impl Keyed for LevelLeakRate {
 
 /// Entries as a JSON object in their own order (a `BTreeMap` would sort
 /// them alphabetically, and serde_json's map sorts too).
-fn keyed_map<S: Serializer, T: Keyed + Serialize>(entries: &[T], serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn keyed_map<S: Serializer, T: Keyed + Serialize>(entries: &[T], serializer: S) -> Result<S::Ok, S::Error> {
     let mut map = serializer.serialize_map(Some(entries.len()))?;
     for entry in entries {
         map.serialize_entry(entry.key(), entry)?;

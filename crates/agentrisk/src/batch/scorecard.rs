@@ -9,6 +9,7 @@
 //!   "format": "agentrisk-scorecard",
 //!   "version": 1,
 //!   "generator": "agentrisk 0.1.0",
+//!   "generated_at": "2026-12-07T09:30:00.123456+00:00",
 //!   "settings": {"confidence": 0.95, "continuity_correction": false, "group_by": null},
 //!   "analysis_config": null,
 //!   "runs": [ { "file": "...", "folder": "...", "source": "trace", "run_id": "...", ... } ],
@@ -17,14 +18,21 @@
 //! }
 //! ```
 //!
+//! * `generated_at`: when the scorecard was written (UTC, as a report's
+//!   `generated_at` is written), from the writer's clock; left out by
+//!   writers that do not know it. `agentrisk history` orders batches by it.
 //! * `runs`: one [`RunFacts`] object per run, in input order: `file`,
 //!   `folder`, `source` (`trace` or `report`), `run_id`, `agent_name`,
 //!   `scenario_id`, `risk_index`, `privacy_score`, `verdict`, `blocked`,
 //!   `leaked_secrets`, `vault_secrets`, `level_profile` and
 //!   `vault_level_profile` (`{"L1".."L4"}`), `channel_ri` (channel → RI),
 //!   `channel_leaks` (channel → distinct leaked secrets by level),
-//!   `event_channels` (array, or null for a run from a report) and, for
-//!   red-team runs, `redteam` (a spec 5.1 record).
+//!   `event_channels` (array, or null for a run from a report), `leaks`
+//!   (the run's distinct leaked secrets: `data_type`, `level`, `channel`,
+//!   `redacted_value`; the redacted value only, as the report has it) and,
+//!   for red-team runs, `redteam` (a spec 5.1 record). Scorecards written
+//!   before `leaks` existed lack it; their runs' secrets are unknown, and a
+//!   diff says so rather than guess.
 //! * `analysis_config`: the `agentleak.yaml` text the traces were analysed
 //!   with (the CLI's `-c` file, the viewer's what-if settings), or null for
 //!   the reference's defaults.
@@ -58,6 +66,8 @@ pub struct Scorecard {
     pub format: &'static str,
     pub version: u32,
     pub generator: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generated_at: Option<String>,
     pub settings: ScorecardSettings,
     /// The `agentleak.yaml` the traces were analysed with, or `None` for
     /// the reference's defaults (no config file).
@@ -80,6 +90,7 @@ impl Scorecard {
             format: SCORECARD_FORMAT,
             version: SCORECARD_VERSION,
             generator: format!("agentrisk {}", env!("CARGO_PKG_VERSION")),
+            generated_at: None,
             settings: ScorecardSettings {
                 confidence: method.confidence(),
                 continuity_correction: method.continuity_correction(),
@@ -98,6 +109,13 @@ impl Scorecard {
         self
     }
 
+    /// Records when the scorecard was written (the caller's clock, e.g.
+    /// [`crate::analyser::generated_at_from_unix`]).
+    pub fn with_generated_at(mut self, generated_at: impl Into<String>) -> Scorecard {
+        self.generated_at = Some(generated_at.into());
+        self
+    }
+
     /// Pretty JSON with a final newline.
     pub fn to_json(&self) -> String {
         let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
@@ -109,6 +127,8 @@ impl Scorecard {
 /// What a scorecard file holds once read: its rows, not its summary.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ScorecardRows {
+    #[serde(default)]
+    pub generated_at: Option<String>,
     pub settings: Option<ScorecardSettings>,
     pub runs: Vec<RunFacts>,
     #[serde(default)]

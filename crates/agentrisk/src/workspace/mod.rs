@@ -186,6 +186,9 @@ pub struct BatchOnly {
     pub kind: String,
     pub runs: Vec<RunFacts>,
     pub redteam: Vec<RunResult>,
+    /// When a scorecard was written, if it says (the Trend view's order).
+    #[serde(default)]
+    pub generated_at: Option<String>,
 }
 
 /// A report as loaded, with its re-scoring. The stored numbers are shown
@@ -431,6 +434,7 @@ impl Analyser {
                         kind: kind.as_str().to_owned(),
                         runs: rows.runs,
                         redteam: rows.redteam_results,
+                        generated_at: rows.generated_at,
                     })),
                     Err(e) => FileResult::Error { message: e.to_string() },
                 }
@@ -441,6 +445,7 @@ impl Analyser {
                         kind: kind.as_str().to_owned(),
                         runs: Vec::new(),
                         redteam,
+                        generated_at: None,
                     })),
                     Err(e) => FileResult::Error { message: e.to_string() },
                 }
