@@ -257,7 +257,9 @@ fn start_worker(weak: &Weak<RefCell<Inner>>, generation: u32) -> Result<Running,
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
         let text = event.data().as_string().unwrap_or_default();
         if let Some(inner) = for_messages.upgrade().filter(|inner| inner.borrow().generation == generation) {
-            match serde_json::from_str::<FromWorker>(&text) {
+            // Read as bytes, as the worker reads reports (`report::load_report`):
+            // one copy of the report's decoder in the wasm, not two.
+            match serde_json::from_slice::<FromWorker>(text.as_bytes()) {
                 Ok(message) => received(&inner, message),
                 Err(e) => crashed(&inner, None, format!("unreadable message from the analysis worker: {e}")),
             }

@@ -14,7 +14,7 @@
 use agentrisk::config::WhatIf;
 use agentrisk::model::{Finding, LeakPath, Report, SpanMapping};
 use agentrisk::publish::FileCheck;
-use agentrisk::review::{ChannelScope, Date, Decision, Review, SignOff};
+use agentrisk::review::{ChannelScope, Date, Decision, Review, SecretGroup, SignOff};
 use agentrisk::util::json_len;
 use agentrisk::workspace::{AnalyzedTrace, CanariesUsed, EventRow, FileResult, ReviewedFile, Stage};
 use serde::{Deserialize, Serialize};
@@ -99,6 +99,9 @@ pub enum ResultPart {
     Events(Vec<EventRow>),
     /// (finding id, matched value) pairs of [`AnalyzedTrace::values`].
     Values(Vec<(String, String)>),
+    /// The run's leaked secrets as a review names them (a run with
+    /// thousands of distinct values has as many).
+    SecretGroups(Vec<SecretGroup>),
 }
 
 /// About how many bytes of JSON one [`ResultPart`] holds (one long item
@@ -107,7 +110,7 @@ pub enum ResultPart {
 /// rather than one that holds up the page for 150 ms.
 pub const PART_BYTES: usize = 256 * 1024;
 
-/// Takes the long lists (findings, leak paths, events, values) out of
+/// Takes the long lists (findings, leak paths, events, values, secret groups) out of
 /// `result` and returns them in parts of about [`PART_BYTES`], in list
 /// order, each with the run it belongs to (a span export's runs are
 /// numbered from 0; any other result is run 0); [`join_result`] puts them back.
@@ -120,7 +123,10 @@ pub fn split_result(result: &mut FileResult) -> Vec<(u32, ResultPart)> {
                 split_trace(trace, run, &mut parts);
             }
         }
-        FileResult::Report(loaded) => split_report(&mut loaded.report, 0, &mut parts),
+        FileResult::Report(loaded) => {
+            cut(std::mem::take(&mut loaded.secrets.groups), 0, ResultPart::SecretGroups, &mut parts);
+            split_report(&mut loaded.report, 0, &mut parts);
+        }
         FileResult::Batch(_) | FileResult::CanarySet(_) | FileResult::Review(_) | FileResult::Error { .. } => {}
     }
     parts
@@ -129,6 +135,7 @@ pub fn split_result(result: &mut FileResult) -> Vec<(u32, ResultPart)> {
 fn split_trace(trace: &mut AnalyzedTrace, run: u32, parts: &mut Vec<(u32, ResultPart)>) {
     cut(std::mem::take(&mut trace.events), run, ResultPart::Events, parts);
     cut(std::mem::take(&mut trace.values).into_iter().collect(), run, ResultPart::Values, parts);
+    cut(std::mem::take(&mut trace.secrets.groups), run, ResultPart::SecretGroups, parts);
     split_report(&mut trace.report, run, parts);
 }
 
@@ -147,10 +154,10 @@ pub fn join_result(result: &mut FileResult, parts: Vec<(u32, ResultPart)>) {
             FileResult::Spans(spans) => spans.runs.get_mut(run as usize),
             _ => None,
         };
-        let (lists, report) = match trace {
-            Some(trace) => (Some((&mut trace.events, &mut trace.values)), &mut trace.report),
+        let (lists, report, groups) = match trace {
+            Some(trace) => (Some((&mut trace.events, &mut trace.values)), &mut trace.report, &mut trace.secrets.groups),
             None => match &mut *result {
-                FileResult::Report(loaded) if run == 0 => (None, &mut loaded.report),
+                FileResult::Report(loaded) if run == 0 => (None, &mut loaded.report, &mut loaded.secrets.groups),
                 // Parts for a run the result does not have: none are sent.
                 _ => continue,
             },
@@ -160,6 +167,7 @@ pub fn join_result(result: &mut FileResult, parts: Vec<(u32, ResultPart)>) {
             (ResultPart::Values(values), Some((_, listed))) => listed.extend(values),
             (ResultPart::Findings(findings), _) => report.findings.extend(findings),
             (ResultPart::LeakPaths(paths), _) => report.leak_paths.get_or_insert_with(Vec::new).extend(paths),
+            (ResultPart::SecretGroups(listed), _) => groups.extend(listed),
             // Parts of a trace's lists for a report: none are sent.
             (ResultPart::Events(_) | ResultPart::Values(_), None) => {}
         }

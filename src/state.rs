@@ -606,12 +606,12 @@ impl State {
             .iter()
             .filter(|f| f.folder.is_empty() && matches!(f.status, FileStatus::Batch(_)) && has_runs(f))
             .count();
-        let folders: std::collections::BTreeSet<&str> = self
-            .files
-            .iter()
-            .filter(|f| !f.folder.is_empty() && has_runs(f))
-            .map(|f| f.folder.split('/').next().unwrap_or(&f.folder))
-            .collect();
+        let folders = agentrisk::util::btree_set(
+            self.files
+                .iter()
+                .filter(|f| !f.folder.is_empty() && has_runs(f))
+                .map(|f| f.folder.split('/').next().unwrap_or(&f.folder)),
+        );
         scorecards + folders.len()
     }
 

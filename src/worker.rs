@@ -150,7 +150,8 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
             post_unmatched(scope);
         }
         ToWorker::Review { edit } => {
-            let answer = match serde_json::from_str::<ReviewEdit>(&edit) {
+            // Read as bytes, as the page reads the answers: one decoder of the review types.
+            let answer = match serde_json::from_slice::<ReviewEdit>(edit.as_bytes()) {
                 Ok(edit) => WORKSPACE.with_borrow_mut(|ws| edit_review(ws, edit)),
                 Err(e) => FromWorker::ReviewRefused { message: format!("unreadable review edit: {e}") },
             };

@@ -31,16 +31,19 @@ fn through_the_bridge(result: &FileResult) -> (FileResult, Vec<(&'static str, us
             ResultPart::LeakPaths(_) => "leak_paths",
             ResultPart::Events(_) => "events",
             ResultPart::Values(_) => "values",
+            ResultPart::SecretGroups(_) => "secret_groups",
         };
         let text = serde_json::to_string(&FromWorker::Part { id: 7, run, part }).unwrap();
         sizes.push((kind, text.len()));
-        let Ok(FromWorker::Part { id: 7, run, part }) = serde_json::from_str(&text) else {
+        let Ok(FromWorker::Part { id: 7, run, part }) = serde_json::from_slice(text.as_bytes()) else {
             panic!("not a part: {text}")
         };
         parts.push((run, part));
     }
     let text = serde_json::to_string(&FromWorker::Done { id: 7, result: rest }).unwrap();
-    let Ok(FromWorker::Done { id: 7, result: mut joined }) = serde_json::from_str(&text) else { panic!("not done") };
+    let Ok(FromWorker::Done { id: 7, result: mut joined }) = serde_json::from_slice(text.as_bytes()) else {
+        panic!("not done")
+    };
     join_result(&mut joined, parts);
     (joined, sizes, text.len())
 }
@@ -77,7 +80,7 @@ fn a_large_result_reaches_the_page_in_short_parts_and_whole() {
     let (joined, sizes, _) = through_the_bridge(&result);
     assert_eq!(
         (joined, sizes.iter().map(|(kind, _)| *kind).collect::<Vec<_>>()),
-        (result, vec!["findings", "leak_paths"])
+        (result, vec!["secret_groups", "findings", "leak_paths"])
     );
     let mut failed = analyze(b"[]", "file.json", "", CLOCK.to_owned());
     assert!(matches!(failed, FileResult::Error { .. }) && split_result(&mut failed).is_empty());
@@ -243,7 +246,7 @@ fn review_edits_and_answers_keep_their_shape() {
     ];
     for edit in edits {
         let ToWorker::Review { edit: text } = edit.to_message() else { panic!("not a review message") };
-        assert_eq!(serde_json::from_str::<ReviewEdit>(&text).unwrap(), edit, "{text}");
+        assert_eq!(serde_json::from_slice::<ReviewEdit>(text.as_bytes()).unwrap(), edit, "{text}");
     }
     let text = ReviewEdit::Today(date("2030-01-01")).to_message();
     assert_eq!(serde_json::to_value(text).unwrap(), json!({"review": {"edit": "{\"today\":\"2030-01-01\"}"}}));
@@ -262,7 +265,7 @@ fn review_edits_and_answers_keep_their_shape() {
         unmatched: ws.unmatched_decisions().iter().map(|u| u.describe()).collect(),
     };
     let text = serde_json::to_string(&answer).unwrap();
-    let back: FromWorker = serde_json::from_str(&text).unwrap();
+    let back: FromWorker = serde_json::from_slice(text.as_bytes()).unwrap();
     assert_eq!(back, answer);
     let FromWorker::Reviewed { files, unmatched, .. } = back else { panic!("not reviewed") };
     // Worked in docs/review.md: WSL 11 − 4 over ρ_S 25 − 4 = 0.3333.

@@ -146,7 +146,11 @@ pub fn trace_json(trace: &Trace) -> String {
         .events
         .iter()
         .map(|e| {
-            let metadata: Map<String, Value> = e.metadata.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
+            // Inserted one by one: collecting would sort with a copy of the sort of its own.
+            let mut metadata = Map::new();
+            for (k, v) in &e.metadata {
+                metadata.insert(k.clone(), v.to_json());
+            }
             json!({
                 "event_id": &*e.event_id,
                 "channel": e.channel.as_str(),
