@@ -380,3 +380,35 @@ fn scorecards_and_folders_are_batches_with_their_runs_in_the_clis_order() {
     let state = state.reduce(Action::OpenBatch(None));
     assert_eq!(state.batch_scope, None);
 }
+
+/// Under a review, each run of a span export has its own reviewed numbers,
+/// beside its own row.
+#[test]
+fn each_run_of_a_span_export_is_reviewed_beside_its_row() {
+    use agentrisk::review::{Date, Review};
+    use agentrisk::workspace::Workspace;
+    let mut ws = Workspace::new();
+    let _ = ws.set_review(Some(Review::default()), Date::parse("2026-06-01").unwrap());
+    let result = ws.open(1, "two.otlp.json", "", TWO_SESSIONS.to_vec(), "2026-06-01T10:00:00Z", &|_| {});
+    let state = Rc::new(State::default())
+        .reduce(Action::Queued(vec![Queued { id: 1, name: "two.otlp.json".into(), folder: String::new() }]))
+        .reduce(Action::Finished { id: 1, result });
+    let rows: Vec<u32> = state.files.iter().map(|f| f.id).collect();
+    assert_eq!(rows.len(), 2);
+    let run_ids: Vec<&str> = rows.iter().filter_map(|r| state.reviews.get(r)).map(|r| r.run_id.as_str()).collect();
+    let shown: Vec<String> = state
+        .files
+        .iter()
+        .filter_map(|f| match &f.status {
+            FileStatus::Loaded(run) => Some(run.report().run_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(run_ids, shown.iter().map(String::as_str).collect::<Vec<_>>());
+    // The worker's answer for the file reaches both rows; removing one row removes the file's.
+    let files = ws.set_review(Some(Review::default()), Date::parse("2030-01-01").unwrap());
+    let state = state.reduce(Action::Reviewed { review: None, today: None, files, unmatched: Vec::new() });
+    assert!(rows.iter().all(|r| state.reviews.get(r).is_some_and(|review| review.today.to_string() == "2030-01-01")));
+    let state = state.reduce(Action::Remove(rows[1]));
+    assert!(state.reviews.is_empty());
+}
