@@ -8,6 +8,8 @@
 
 #[path = "../malloc.rs"]
 mod malloc;
+#[path = "agentrisk-bench/corpus_mix.rs"]
+mod corpus_mix;
 #[path = "agentrisk-bench/synthetic.rs"]
 mod synthetic;
 
@@ -20,16 +22,21 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
-usage: agentrisk-bench [--sizes N,N,...] [--runs N] [--write DIR] [--timeout SECS]
+usage: agentrisk-bench [--trace synthetic|corpus-mix] [--sizes N,N,...] [--runs N]
+                       [--versus-python] [--write DIR] [--timeout SECS]
 
-Generates a synthetic AgentLeak trace of N events (~210 bytes each) per size
-and times the end-to-end analysis: parse the bytes, analyse, build the
+Generates an AgentLeak trace of N events per size and times the end-to-end
+analysis: parse the bytes, analyse, build the
 report, serialise it as JSON (one thread), as `agentrisk run` does: the
 input bytes are dropped once parsed, the trace once the report stops reading
 it, and the report is streamed out. Each size runs in its own child
 process; peak memory is that process's VmHWM, reset after generating the
 input, so it counts the input bytes plus everything the analysis holds.
 
+  --trace KIND      synthetic (default: tidy 48-event cases, ~210 bytes an
+                    event; agentrisk-bench/synthetic.rs) or corpus-mix (the
+                    conformance corpus's own events with fresh secrets
+                    planted; agentrisk-bench/corpus_mix.rs)
   --sizes N,N,...   event counts (default 1000,10000,100000,1000000)
   --runs N          runs per size, each in a fresh process (default 3); the
                     row shows the run with the median total time, and the
@@ -37,9 +44,54 @@ input, so it counts the input bytes plus everything the analysis holds.
   --write DIR       also write each generated trace to DIR/bench_<N>.json
   --generate-only   with --write: only write the traces (for the browser
                     benchmark, scripts/bench-browser.mjs); time nothing
-  --timeout SECS    give up on a size after SECS seconds (default 1800)";
+  --timeout SECS    give up on a size after SECS seconds (default 1800)
+  --versus-python   also time, --runs times each, `agentrisk run` as a whole
+                    process (the binary beside this one) and CPython's
+                    json.loads of the same bytes (python3 on the PATH), and
+                    print their ratio (medians)";
+
+/// Which generator makes the traces.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Synthetic,
+    CorpusMix,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Synthetic => "synthetic",
+            Kind::CorpusMix => "corpus-mix",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Kind, String> {
+        match s {
+            "synthetic" => Ok(Kind::Synthetic),
+            "corpus-mix" => Ok(Kind::CorpusMix),
+            other => Err(format!("--trace: {other:?} is neither synthetic nor corpus-mix")),
+        }
+    }
+
+    fn trace(self, events: usize) -> Result<Vec<u8>, String> {
+        match self {
+            Kind::Synthetic => Ok(synthetic::trace_json(events)),
+            Kind::CorpusMix => corpus_mix::trace_json(&corpus_mix::default_corpus(), events),
+        }
+    }
+
+    /// The file a trace of `events` events is written to in `dir`.
+    fn path(self, dir: &str, events: usize) -> String {
+        match self {
+            Kind::Synthetic => format!("{dir}/bench_{events}.json"),
+            Kind::CorpusMix => format!("{dir}/corpus_mix_{events}.json"),
+        }
+    }
+}
 
 struct Args {
+    kind: Kind,
+    versus_python: bool,
     sizes: Vec<usize>,
     runs: usize,
     generate_only: bool,
@@ -49,6 +101,8 @@ struct Args {
 
 fn parse_args(args: &[String]) -> Result<Args, String> {
     let mut out = Args {
+        kind: Kind::Synthetic,
+        versus_python: false,
         sizes: vec![1_000, 10_000, 100_000, 1_000_000],
         runs: 3,
         generate_only: false,
@@ -67,6 +121,8 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                     .collect::<Result<_, _>>()?;
             }
             "--write" => out.write = Some(value(arg)?),
+            "--trace" => out.kind = Kind::parse(&value(arg)?)?,
+            "--versus-python" => out.versus_python = true,
             "--generate-only" => out.generate_only = true,
             "--runs" => {
                 let v = value(arg)?;
@@ -125,11 +181,11 @@ fn peak_kib() -> Option<u64> {
 }
 
 /// Runs one size in this process and prints its `RESULT` line.
-fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
-    let bytes = synthetic::trace_json(events);
+fn run_one(kind: Kind, events: usize, write: Option<&str>) -> Result<(), String> {
+    let bytes = kind.trace(events)?;
     if let Some(dir) = write {
         std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: cannot create: {e}"))?;
-        let path = format!("{dir}/bench_{events}.json");
+        let path = kind.path(dir, events);
         std::fs::write(&path, &bytes).map_err(|e| format!("{path}: cannot write: {e}"))?;
     }
     // Reset the high-water mark to what is resident now (Linux 4.0+), so the
@@ -185,11 +241,71 @@ fn run_one(events: usize, write: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
+/// The median, fastest and slowest of some timings (at least one).
+fn spread(mut times: Vec<f64>) -> (f64, f64, f64) {
+    times.sort_by(f64::total_cmp);
+    (times[times.len() / 2], times[0], times[times.len() - 1])
+}
+
+/// Times `agentrisk run` on the trace of `events` events as a whole process
+/// (start, read, analyse, write the report) against CPython's `json.loads`
+/// of the same bytes (the bytes already read), in turn, `--runs` times each;
+/// returns the line to print.
+fn versus_python(args: &Args, events: usize) -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("agentrisk-bench-{}", std::process::id()));
+    let dir_name = dir.to_string_lossy().into_owned();
+    let trace = args.kind.path(&dir_name, events);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{dir_name}: {e}"))?;
+    std::fs::write(&trace, args.kind.trace(events)?).map_err(|e| format!("{trace}: {e}"))?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let agentrisk = exe.with_file_name("agentrisk");
+    let time_run = || {
+        let t = Instant::now();
+        let status = Command::new(&agentrisk)
+            .args(["run", "-q", "-t", &trace, "-o"])
+            .arg(dir.join("reports"))
+            .status()
+            .map_err(|e| format!("{}: {e} (build it: cargo build --release -p agentrisk-cli)", agentrisk.display()))?;
+        // Exit 1 is a blocked run, still a finished analysis.
+        match status.code() {
+            Some(0 | 1) => Ok(t.elapsed().as_secs_f64()),
+            _ => Err(format!("agentrisk run failed: {status}")),
+        }
+    };
+    const LOADS: &str = "import json, sys, time\n\
+        b = open(sys.argv[1], 'rb').read()\n\
+        t = time.perf_counter(); json.loads(b); print(time.perf_counter() - t)";
+    let time_loads = || {
+        let out = Command::new("python3")
+            .args(["-c", LOADS, &trace])
+            .output()
+            .map_err(|e| format!("python3: {e}"))?;
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("python3 printed no time: {}", String::from_utf8_lossy(&out.stderr)))
+    };
+    // In turn, so that both see the same machine.
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..args.runs {
+        ours.push(time_run()?);
+        theirs.push(time_loads()?);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let (run, run_min, run_max) = spread(ours);
+    let (loads, loads_min, loads_max) = spread(theirs);
+    Ok(format!(
+        "agentrisk run {run:.3} s ({run_min:.3}–{run_max:.3}) · python3 json.loads {loads:.3} s \
+         ({loads_min:.3}–{loads_max:.3}) · ratio {:.2}×",
+        run / loads
+    ))
+}
+
 /// Runs one size in a child process, killing it after `timeout`.
 fn run_child(events: usize, args: &Args) -> Result<Measured, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let mut command = Command::new(exe);
-    command.arg("--one").arg(events.to_string());
+    command.arg("--one").arg(events.to_string()).arg("--trace").arg(args.kind.name());
     if let Some(dir) = &args.write {
         command.arg("--write").arg(dir);
     }
@@ -228,7 +344,11 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("--one") {
         let events = args.get(1).and_then(|n| n.parse().ok());
         let write = args.iter().position(|a| a == "--write").and_then(|i| args.get(i + 1));
-        return match events.map(|n| run_one(n, write.map(String::as_str))) {
+        let kind = match args.iter().position(|a| a == "--trace").and_then(|i| args.get(i + 1)) {
+            Some(name) => Kind::parse(name),
+            None => Ok(Kind::Synthetic),
+        };
+        return match events.map(|n| kind.and_then(|kind| run_one(kind, n, write.map(String::as_str)))) {
             Some(Ok(())) => ExitCode::SUCCESS,
             Some(Err(message)) => {
                 eprintln!("agentrisk-bench: {message}");
@@ -253,8 +373,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         };
         for &events in &args.sizes {
-            let path = format!("{dir}/bench_{events}.json");
-            let bytes = synthetic::trace_json(events);
+            let path = args.kind.path(dir, events);
+            let bytes = match args.kind.trace(events) {
+                Ok(bytes) => bytes,
+                Err(message) => {
+                    eprintln!("agentrisk-bench: {message}");
+                    return ExitCode::from(2);
+                }
+            };
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, &bytes)) {
                 eprintln!("agentrisk-bench: {path}: cannot write: {e}");
                 return ExitCode::from(2);
@@ -309,6 +435,15 @@ fn main() -> ExitCode {
             slowest
         );
         println!("{:>9} {}", "", m.summary);
+        if args.versus_python {
+            match versus_python(&args, events) {
+                Ok(line) => println!("{:>9} {line}", ""),
+                Err(message) => {
+                    println!("{:>9} versus python: {message}", "");
+                    failed = true;
+                }
+            }
+        }
     }
     if failed {
         ExitCode::from(1)

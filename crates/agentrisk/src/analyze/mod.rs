@@ -180,6 +180,9 @@ pub fn findings_from_events_observed(
     canaries: Option<&Canaries>,
     progress: &dyn Fn(usize),
 ) -> Vec<Finding> {
+    // Events are read in blocks: each block's events on every core the
+    // build allows (`crate::util::map_in_order`), then taken in trace order,
+    // so findings, numbers and progress are exactly those of one thread.
     let step = (run_events.len() / 100).max(1000);
     // Room for one finding per event from the start (typical traces have
     // fewer): natively, capacity never written is address space, not
@@ -190,31 +193,27 @@ pub fn findings_from_events_observed(
     let mut findings: Vec<Finding> = Vec::with_capacity(reserved);
     let mut scanned = obscured::Scanned::new();
     let mut counter = 0usize;
-    for (index, event) in run_events.iter().enumerate() {
-        if index % step == 0 && index > 0 {
-            progress(index);
+    for (block, events) in run_events.chunks(step).enumerate() {
+        let first = block * step;
+        if first > 0 {
+            progress(first);
         }
-        if event.text.is_empty() || !detection.channels.iter().any(|c| c == event.channel.as_str()) {
-            continue;
-        }
-        let transform = event.metadata_transform();
-        let mut new = NewFindings { index, event, transform, scoring, counter, numbered: 0, seen: Vec::new() };
-        let mut created = Vec::new();
-        new.read(&event.text, None, detection, canaries, &mut created);
-        let spans = suppress::credential_spans(&event.text, &created);
-        let mut kept = suppress::drop_values_inside_credentials(&event.text, &spans, created);
-        // Computed once: the obscured-copy pass reads the same views.
-        let views = decoded::views(&event.text);
-        for view in &views {
-            if !suppress::inside_one(&spans, view.span) {
-                new.read(&view.text, Some(&view.transform), detection, canaries, &mut kept);
+        let read = crate::util::map_in_order(events, |i, event| {
+            read_event(first + i, event, detection, scoring, canaries)
+        });
+        for (i, read) in read.into_iter().enumerate() {
+            let Some((mut kept, views)) = read else { continue };
+            // An event's findings are numbered from 0 as it is read; the
+            // trace's running count goes on top of them here.
+            for f in &mut kept {
+                f.number += counter;
             }
+            scanned.push(first + i, &events[i], views);
+            // Reference quirk (edge_finding_id_collision): the counter advances
+            // by the findings returned, not those numbered, so ids can repeat.
+            counter += kept.len();
+            findings.extend(kept);
         }
-        scanned.push(index, event, views);
-        // Reference quirk (edge_finding_id_collision): the counter advances
-        // by the findings returned, not those numbered, so ids can repeat.
-        counter += kept.len();
-        findings.extend(kept);
     }
     progress(run_events.len() + 1);
     obscured::add_obscured_copies(&scanned, &mut findings, &mut counter);
@@ -227,6 +226,34 @@ pub fn findings_from_events_observed(
     // to the end of the report: no room is kept for more.
     findings.shrink_to_fit();
     findings
+}
+
+/// One event's findings (numbered from 1 within the event) and its
+/// decoded views, or `None` for an event detection skips.
+fn read_event(
+    index: usize,
+    event: &Event,
+    detection: &DetectionSettings,
+    scoring: &ScoringConfig,
+    canaries: Option<&Canaries>,
+) -> Option<(Vec<Finding>, Vec<decoded::View>)> {
+    if event.text.is_empty() || !detection.channels.iter().any(|c| c == event.channel.as_str()) {
+        return None;
+    }
+    let transform = event.metadata_transform();
+    let mut new = NewFindings { index, event, transform, scoring, numbered: 0, seen: Vec::new() };
+    let mut created = Vec::new();
+    new.read(&event.text, None, detection, canaries, &mut created);
+    let spans = suppress::credential_spans(&event.text, &created);
+    let mut kept = suppress::drop_values_inside_credentials(&event.text, &spans, created);
+    // Computed once: the obscured-copy pass reads the same views.
+    let views = decoded::views(&event.text);
+    for view in &views {
+        if !suppress::inside_one(&spans, view.span) {
+            new.read(&view.text, Some(&view.transform), detection, canaries, &mut kept);
+        }
+    }
+    Some((kept, views))
 }
 
 /// A stable sort by a small key that needs no scratch copy of the items:
@@ -274,14 +301,14 @@ fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
     }
 }
 
-/// Creates one event's findings, numbering each as it is created.
+/// Creates one event's findings, numbering each as it is created (from 1;
+/// the caller adds the count of the trace's earlier findings).
 struct NewFindings<'t, 's> {
     index: usize,
     event: &'t Event,
     /// The event's own [`Event::metadata_transform`].
     transform: Option<String>,
     scoring: &'s ScoringConfig,
-    counter: usize,
     numbered: usize,
     /// (data type, value) of every match kept so far (an event has few).
     seen: Vec<(Cow<'static, str>, String)>,
@@ -350,7 +377,7 @@ impl<'t> NewFindings<'t, '_> {
             };
             out.push(Finding {
                 // The number is taken now, so suppressed findings use numbers up.
-                number: self.counter + self.numbered,
+                number: self.numbered,
                 event_index: self.index,
                 event_id: self.event.event_id.clone(),
                 channel: self.event.channel,

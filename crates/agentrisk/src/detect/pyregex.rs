@@ -140,6 +140,50 @@ fn relaxed(native_pattern: &str) -> String {
     out
 }
 
+/// A relaxed pattern without its word-boundary assertions (`\b`, `\B`):
+/// a superset again. The `regex` crate's fast engines know Unicode word
+/// boundaries only on ASCII text; on any other text a pattern with one
+/// falls back to its slowest engine (the PikeVM), several times slower.
+/// Screens and gates of non-ASCII texts use this form.
+fn unbounded(relaxed_pattern: &str) -> String {
+    let b = relaxed_pattern.as_bytes();
+    let mut out = String::with_capacity(relaxed_pattern.len());
+    let (mut i, mut in_class) = (0, false);
+    while i < b.len() {
+        let rest = &relaxed_pattern[i..];
+        let len = rest.chars().next().map_or(1, char::len_utf8);
+        match b[i] {
+            b'\\' => {
+                let escape = 1 + rest[1..].chars().next().map_or(0, char::len_utf8);
+                if in_class || !matches!(b.get(i + 1), Some(b'b' | b'B')) {
+                    out.push_str(&rest[..escape]);
+                }
+                i += escape;
+                continue;
+            }
+            b'[' if !in_class => {
+                in_class = true;
+                // `[]` and `[^]` start with a literal `]`.
+                let skip = if rest.starts_with("[^]") {
+                    3
+                } else if rest.starts_with("[]") {
+                    2
+                } else {
+                    1
+                };
+                out.push_str(&rest[..skip]);
+                i += skip;
+                continue;
+            }
+            b']' if in_class => in_class = false,
+            _ => {}
+        }
+        out.push_str(&rest[..len]);
+        i += len;
+    }
+    out
+}
+
 /// Byte length of the parenthesised group at the start of `s`.
 fn group_len(s: &str) -> usize {
     let b = s.as_bytes();
@@ -222,6 +266,8 @@ pub struct PyRegex {
     /// Where a match can start; `None` when the native pattern is already
     /// free of look-arounds (fancy-regex then runs it on automata itself).
     gate: Option<regex::Regex>,
+    /// The gate for non-ASCII texts ([`unbounded`]), compiled on first need.
+    unicode_gate: OnceLock<Option<regex::Regex>>,
     /// Distinct per compiled pattern: its place in a [`Prefilter`].
     id: usize,
 }
@@ -254,6 +300,7 @@ impl PyRegex {
             pattern: pattern.to_owned(),
             relaxed: relaxed_pattern,
             gate,
+            unicode_gate: OnceLock::new(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
@@ -288,8 +335,16 @@ impl PyRegex {
             });
             return Box::new(exact.captures_iter(text).map_while(Result::ok));
         }
-        let Some(gate) = &self.gate else {
+        let Some(ascii_gate) = &self.gate else {
             return Box::new(self.native.captures_iter(text).map_while(Result::ok));
+        };
+        let gate = if text.is_ascii() {
+            ascii_gate
+        } else {
+            match self.unicode_gate.get_or_init(|| regex::Regex::new(&unbounded(&self.relaxed)).ok()) {
+                Some(gate) => gate,
+                None => ascii_gate,
+            }
         };
         let mut pos = 0;
         Box::new(std::iter::from_fn(move || {
@@ -326,6 +381,10 @@ impl PyRegex {
 /// not what runs on them).
 pub struct Prefilter {
     sets: Vec<regex::RegexSet>,
+    /// Each group's forms without word boundaries ([`unbounded`]), for
+    /// non-ASCII texts; compiled the first time such a text comes.
+    unicode_forms: Vec<Vec<String>>,
+    unicode_sets: Vec<OnceLock<Option<regex::RegexSet>>>,
     /// (group, index in its set) of each screened pattern, by pattern id.
     slot_of: Vec<Option<(u32, u32)>>,
 }
@@ -336,6 +395,7 @@ pub struct Screen<'p, 't> {
     text: &'t str,
     /// [`needs_python_classes`] of the text.
     python_classes: bool,
+    ascii: bool,
     matched: Vec<OnceLock<Vec<bool>>>,
 }
 
@@ -343,6 +403,7 @@ impl Prefilter {
     pub fn new(groups: &[Vec<&PyRegex>]) -> Prefilter {
         let mut slot_of: Vec<Option<(u32, u32)>> = Vec::new();
         let mut sets = Vec::new();
+        let mut unicode_forms = Vec::new();
         for group in groups {
             let mut forms: Vec<String> = Vec::new();
             let mut ids: Vec<usize> = Vec::new();
@@ -358,10 +419,7 @@ impl Prefilter {
                     ids.push(re.id);
                 }
             }
-            let Ok(set) = regex::RegexSetBuilder::new(&forms).size_limit(64 << 20).dfa_size_limit(8 << 20).build()
-            else {
-                continue;
-            };
+            let Ok(set) = set_of(&forms) else { continue };
             for (i, id) in ids.into_iter().enumerate() {
                 if slot_of.len() <= id {
                     slot_of.resize(id + 1, None);
@@ -369,27 +427,45 @@ impl Prefilter {
                 slot_of[id] = Some((sets.len() as u32, i as u32));
             }
             sets.push(set);
+            unicode_forms.push(forms.iter().map(|f| unbounded(f)).collect());
         }
-        Prefilter { sets, slot_of }
+        let unicode_sets = sets.iter().map(|_| OnceLock::new()).collect();
+        Prefilter { sets, unicode_forms, unicode_sets, slot_of }
     }
 
     pub fn screen<'t>(&self, text: &'t str) -> Screen<'_, 't> {
         if needs_python_classes(text) {
-            return Screen { prefilter: None, text, python_classes: true, matched: Vec::new() };
+            return Screen { prefilter: None, text, python_classes: true, ascii: false, matched: Vec::new() };
         }
         Screen {
             prefilter: Some(self),
             text,
             python_classes: false,
+            ascii: text.is_ascii(),
             matched: (0..self.sets.len()).map(|_| OnceLock::new()).collect(),
         }
     }
+
+    /// Group `group`'s set for a text: the boundary-free one for non-ASCII
+    /// texts (the one with boundaries if that did not compile).
+    fn set(&self, group: usize, ascii: bool) -> &regex::RegexSet {
+        if !ascii {
+            if let Some(set) = self.unicode_sets[group].get_or_init(|| set_of(&self.unicode_forms[group]).ok()) {
+                return set;
+            }
+        }
+        &self.sets[group]
+    }
+}
+
+fn set_of(forms: &[String]) -> Result<regex::RegexSet, regex::Error> {
+    regex::RegexSetBuilder::new(forms).size_limit(64 << 20).dfa_size_limit(8 << 20).build()
 }
 
 impl<'t> Screen<'_, 't> {
     /// A screen that rules nothing out.
     pub fn everything(text: &'t str) -> Screen<'static, 't> {
-        Screen { prefilter: None, text, python_classes: needs_python_classes(text), matched: Vec::new() }
+        Screen { prefilter: None, text, python_classes: needs_python_classes(text), ascii: true, matched: Vec::new() }
     }
 
     /// Whether the text needs Python's classes ([`needs_python_classes`]).
@@ -403,7 +479,7 @@ impl<'t> Screen<'_, 't> {
         let Some(Some((group, index))) = p.slot_of.get(re.id) else { return true };
         let (group, index) = (*group as usize, *index as usize);
         let matched = self.matched[group].get_or_init(|| {
-            let set = &p.sets[group];
+            let set = p.set(group, self.ascii);
             // Most texts match nothing of a group: a plain search says so
             // several times faster than the overlapping one that names
             // the patterns.
@@ -457,6 +533,18 @@ mod tests {
         // ² is alphanumeric to Python, so no boundary between it and `ab`.
         assert!(!is_match(r"\bab\b", "²ab"));
         assert!(needs_python_classes("x²") && needs_python_classes("a\u{1C}") && !needs_python_classes("plain é text"));
+    }
+
+    #[test]
+    fn unbounded_patterns_drop_word_boundaries_only() {
+        assert_eq!(unbounded(r"\b\d{3}\B-x\b"), r"\d{3}-x");
+        assert_eq!(unbounded(r"[\b]\\b[]\b]"), r"[\b]\\b[]\b]");
+        // Gated on a non-ASCII text, the boundaries still hold (the pattern
+        // itself checks them).
+        let re = compile(r"(?<!-)\b\d{3}\b").unwrap();
+        assert!(re.gate.is_some());
+        let found: Vec<_> = re.captures("é 1234 -567 567 é89").map(|c| c.get(0).unwrap().as_str().to_owned()).collect();
+        assert_eq!(found, vec!["567"]);
     }
 
     #[test]

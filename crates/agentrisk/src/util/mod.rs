@@ -7,11 +7,13 @@
 mod byte_count;
 mod fx;
 mod json_kind;
+mod parallel;
 mod pyfloat;
 mod sort;
 
 pub use byte_count::{json_len, ByteCount};
 pub(crate) use fx::{FxMap, FxSet};
 pub(crate) use json_kind::json_kind;
+pub use parallel::map_in_order;
 pub use pyfloat::py_float_repr;
 pub use sort::{btree_map, btree_set, sort, sort_by, sort_by_key};

@@ -139,7 +139,7 @@ const ALNUM: &[u8; 62] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 
 /// A 64-bit mix of `x` (splitmix64's finaliser): the generator's only source
 /// of variation, so a given event count always yields the same bytes.
-fn mix(mut x: u64) -> u64 {
+pub(crate) fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -179,24 +179,24 @@ impl Draw {
 }
 
 /// The values of one case: a subject and everything leaked about them.
-struct Case {
+pub(crate) struct Case {
     number: u64,
     given: &'static str,
     surname: &'static str,
-    email: String,
-    ssn: String,
-    sin: String,
-    phone: String,
+    pub(crate) email: String,
+    pub(crate) ssn: String,
+    pub(crate) sin: String,
+    pub(crate) phone: String,
     dob: String,
-    account: String,
-    iban: String,
-    card: String,
+    pub(crate) account: String,
+    pub(crate) iban: String,
+    pub(crate) card: String,
     address: String,
     condition: &'static str,
     medication: &'static str,
     ip: String,
     bearer: String,
-    api_key: String,
+    pub(crate) api_key: String,
     salary: String,
 }
 
@@ -211,7 +211,7 @@ fn card_number(draw: &mut Draw) -> String {
 }
 
 impl Case {
-    fn new(number: u64) -> Case {
+    pub(crate) fn new(number: u64) -> Case {
         let mut draw = Draw { state: mix(number ^ 0xA6E7_1EA4) };
         // Names cycle through every combination before repeating, so
         // distinct names grow with the trace up to 40 × 48.
@@ -275,7 +275,7 @@ impl Case {
     }
 }
 
-fn rot13(t: &str) -> String {
+pub(crate) fn rot13(t: &str) -> String {
     t.chars()
         .map(|c| match c {
             'a'..='z' => char::from((c as u8 - b'a' + 13) % 26 + b'a'),
@@ -285,7 +285,7 @@ fn rot13(t: &str) -> String {
         .collect()
 }
 
-fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
@@ -561,7 +561,7 @@ fn leaky_event(c: &Case, slot: u64) -> Event {
     }
 }
 
-fn reversed(s: &str) -> String {
+pub(crate) fn reversed(s: &str) -> String {
     s.chars().rev().collect()
 }
 
