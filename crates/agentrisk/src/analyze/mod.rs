@@ -198,9 +198,8 @@ pub fn findings_from_events_observed(
         if first > 0 {
             progress(first);
         }
-        let read = crate::util::map_in_order(events, |i, event| {
-            read_event(first + i, event, detection, scoring, canaries)
-        });
+        let read =
+            crate::util::map_in_order(events, |i, event| read_event(first + i, event, detection, scoring, canaries));
         for (i, read) in read.into_iter().enumerate() {
             let Some((mut kept, views)) = read else { continue };
             // An event's findings are numbered from 0 as it is read; the

@@ -7,6 +7,7 @@
 //! views, numbering, coalescing — belongs to `analyze`.
 
 mod custom;
+mod edge;
 mod finance;
 mod healthcare;
 mod hr;
@@ -160,7 +161,7 @@ impl Emit {
 pub(crate) fn captures<'r, 't: 'r>(
     re: &'r pyregex::PyRegex,
     text: &ScreenedText<'t>,
-) -> Box<dyn Iterator<Item = fancy_regex::Captures<'t, str>> + 'r> {
+) -> Box<dyn Iterator<Item = pyregex::Captures<'t>> + 'r> {
     if text.screen.may_match(re) {
         re.captures_classified(text.text, text.screen.python_classes())
     } else {

@@ -313,6 +313,30 @@ mod tests {
         assert!(found("Mr. Xavier").is_empty());
     }
 
+    /// The gazetteer, the phone numbers and the English addresses run on
+    /// automata (`detect::edge`) and give the backtracking VM's matches,
+    /// on plain texts and on texts that need Python's classes (`²`).
+    #[test]
+    fn edged_patterns_give_the_backtracking_matches() {
+        let p = patterns();
+        let texts = [
+            "Jean Tremblay-Smith3 x, Marie Curie's notes; @Jean Tremblay; Paul O'Neil Smith Jr",
+            "x.Jean Tremblay Jean  Tremblay\tJean\tTremblay Dupont Martin José Álvarez",
+            "call 514-555-1234, 1514-555-12345 or +1 (514) 555-1234² at 12 Main Street, 3:45 Oak Ave",
+            "²Marie Curie² Jean Tremblay-Côté 221 Baker Street Apt 4, Springfield, IL 62704",
+        ];
+        for re in [&p.name_list, &p.phone, &p.address_en] {
+            assert!(re.is_edged());
+            for t in texts {
+                assert_eq!(re.spans(t), re.backtracking_spans(t), "{t:?}");
+            }
+        }
+        assert_eq!(
+            found("Marie Curie's notes and Jean Tremblay-Smith3"),
+            vec![pair("person_name", "Marie Curie"), pair("person_name", "Jean Tremblay")]
+        );
+    }
+
     #[test]
     fn dates_of_birth_and_labelled_sins() {
         assert_eq!(found("born 1990-01-015"), vec![pair("date_of_birth", "1990-01-01")]);

@@ -14,8 +14,9 @@
 //! relaxed copy of the pattern without them (a superset of its matches, run
 //! by the `regex` crate's automata) finds where a match can start at all.
 
+use super::edge::Edged;
 use crate::pyunicode::tables::{ALNUM, SPACE};
-use fancy_regex::{Captures, Regex};
+use fancy_regex::Regex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
@@ -185,7 +186,7 @@ fn unbounded(relaxed_pattern: &str) -> String {
 }
 
 /// Byte length of the parenthesised group at the start of `s`.
-fn group_len(s: &str) -> usize {
+pub(super) fn group_len(s: &str) -> usize {
     let b = s.as_bytes();
     let (mut depth, mut i, mut in_class) = (0usize, 0usize, false);
     while i < b.len() {
@@ -268,8 +269,61 @@ pub struct PyRegex {
     gate: Option<regex::Regex>,
     /// The gate for non-ASCII texts ([`unbounded`]), compiled on first need.
     unicode_gate: OnceLock<Option<regex::Regex>>,
+    /// The pattern run on automata when its only look-arounds are at its
+    /// edges (see [`super::edge`]); the exact form's, compiled on first need.
+    edged: Option<Edged>,
+    exact_edged: OnceLock<Option<Edged>>,
     /// Distinct per compiled pattern: its place in a [`Prefilter`].
     id: usize,
+}
+
+/// One match of a pattern: the spans of its groups (group 0 first).
+#[derive(Debug, Clone)]
+pub struct Captures<'t> {
+    text: &'t str,
+    spans: Vec<Option<(usize, usize)>>,
+}
+
+/// One group of a [`Captures`].
+#[derive(Debug, Clone, Copy)]
+pub struct Match<'t> {
+    text: &'t str,
+    start: usize,
+    end: usize,
+}
+
+impl<'t> Captures<'t> {
+    fn of_fancy(text: &'t str, caps: &fancy_regex::Captures<'t, str>) -> Captures<'t> {
+        Captures { text, spans: caps.iter().map(|m| m.map(|m| (m.start(), m.end()))).collect() }
+    }
+
+    /// Group `i`, if it took part in the match.
+    pub fn get(&self, i: usize) -> Option<Match<'t>> {
+        let (start, end) = (*self.spans.get(i)?)?;
+        Some(Match { text: self.text, start, end })
+    }
+}
+
+impl<'t> Match<'t> {
+    pub fn as_str(&self) -> &'t str {
+        &self.text[self.start..self.end]
+    }
+    pub fn start(&self) -> usize {
+        self.start
+    }
+    pub fn end(&self) -> usize {
+        self.end
+    }
+}
+
+/// Where the next scan starts after a match: its end, or one character on
+/// when it was empty.
+fn next_start(text: &str, (start, end): (usize, usize)) -> usize {
+    if end == start {
+        end + text[end..].chars().next().map_or(1, char::len_utf8)
+    } else {
+        end
+    }
 }
 
 /// Numbers the compiled patterns.
@@ -301,6 +355,8 @@ impl PyRegex {
             relaxed: relaxed_pattern,
             gate,
             unicode_gate: OnceLock::new(),
+            edged: Edged::new(&native_pattern),
+            exact_edged: OnceLock::new(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
@@ -308,7 +364,7 @@ impl PyRegex {
     /// Every leftmost-first, non-overlapping match, as capture sets. A match
     /// the engine gives up on (backtrack limit) ends the scan: the limit
     /// protects the page, and what was found so far is kept.
-    pub fn captures<'r, 't>(&'r self, text: &'t str) -> Box<dyn Iterator<Item = Captures<'t, str>> + 'r>
+    pub fn captures<'r, 't>(&'r self, text: &'t str) -> Box<dyn Iterator<Item = Captures<'t>> + 'r>
     where
         't: 'r,
     {
@@ -321,10 +377,23 @@ impl PyRegex {
         &'r self,
         text: &'t str,
         python_classes: bool,
-    ) -> Box<dyn Iterator<Item = Captures<'t, str>> + 'r>
+    ) -> Box<dyn Iterator<Item = Captures<'t>> + 'r>
     where
         't: 'r,
     {
+        let edged = if python_classes {
+            self.exact_edged.get_or_init(|| Edged::new(&translate(&self.pattern))).as_ref()
+        } else {
+            self.edged.as_ref()
+        };
+        if let Some(edged) = edged.filter(|e| e.fast_on(text)) {
+            let mut pos = 0;
+            return Box::new(std::iter::from_fn(move || {
+                let spans = edged.captures_at(text, pos)?;
+                pos = next_start(text, spans[0]?);
+                Some(Captures { text, spans })
+            }));
+        }
         if python_classes {
             let exact = self.exact.get_or_init(|| {
                 fancy_regex::RegexBuilder::new(&translate(&self.pattern))
@@ -333,10 +402,14 @@ impl PyRegex {
                     // Same syntax as the native form, which compiled; keep it if not.
                     .unwrap_or_else(|_| self.native.clone())
             });
-            return Box::new(exact.captures_iter(text).map_while(Result::ok));
+            return Box::new(
+                exact.captures_iter(text).map_while(Result::ok).map(move |c| Captures::of_fancy(text, &c)),
+            );
         }
         let Some(ascii_gate) = &self.gate else {
-            return Box::new(self.native.captures_iter(text).map_while(Result::ok));
+            return Box::new(
+                self.native.captures_iter(text).map_while(Result::ok).map(move |c| Captures::of_fancy(text, &c)),
+            );
         };
         let gate = if text.is_ascii() {
             ascii_gate
@@ -355,17 +428,47 @@ impl PyRegex {
             let start = gate.find_at(text, pos)?.start();
             let caps = self.native.captures_from_pos(text, start).ok().flatten()?;
             let m = caps.get(0)?;
-            pos = if m.end() == m.start() {
-                m.end() + text[m.end()..].chars().next().map_or(1, char::len_utf8)
-            } else {
-                m.end()
-            };
-            Some(caps)
+            pos = next_start(text, (m.start(), m.end()));
+            Some(Captures::of_fancy(text, &caps))
         }))
     }
 
     pub fn is_match(&self, text: &str) -> bool {
         self.captures(text).next().is_some()
+    }
+
+    /// Every match's group spans, from fancy-regex's backtracking VM on the
+    /// native (or, for texts that need them, the Python-class) form, taken
+    /// one after the other as the gated scan and Python take them (an empty
+    /// match may follow a non-empty one): what the fast paths must reproduce.
+    #[cfg(test)]
+    pub(crate) fn backtracking_spans(&self, text: &str) -> Vec<Vec<Option<(usize, usize)>>> {
+        let re = if needs_python_classes(text) {
+            Regex::new(&translate(&self.pattern)).unwrap_or_else(|_| self.native.clone())
+        } else {
+            self.native.clone()
+        };
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while pos <= text.len() {
+            let Some(c) = re.captures_from_pos(text, pos).ok().flatten() else { break };
+            let spans = Captures::of_fancy(text, &c).spans;
+            pos = next_start(text, spans[0].unwrap());
+            out.push(spans);
+        }
+        out
+    }
+
+    /// Every match's group spans, as [`PyRegex::captures`] gives them.
+    #[cfg(test)]
+    pub(crate) fn spans(&self, text: &str) -> Vec<Vec<Option<(usize, usize)>>> {
+        self.captures(text).map(|c| c.spans).collect()
+    }
+
+    /// Whether the pattern runs on automata ([`super::edge`]).
+    #[cfg(test)]
+    pub(crate) fn is_edged(&self) -> bool {
+        self.edged.is_some()
     }
 }
 
@@ -545,6 +648,68 @@ mod tests {
         assert!(re.gate.is_some());
         let found: Vec<_> = re.captures("é 1234 -567 567 é89").map(|c| c.get(0).unwrap().as_str().to_owned()).collect();
         assert_eq!(found, vec!["567"]);
+    }
+
+    /// Patterns with look-arounds at their edges, run on automata, give
+    /// the backtracking VM's matches: the lookahead may send a repetition
+    /// or an optional part back to a shorter match (`Tremblay-Smith3` ends
+    /// the name before the dash), the lookbehind skips a start.
+    #[test]
+    fn edged_patterns_match_as_the_backtracking_vm() {
+        let name = r"(?<![\w@.\-])(?:Jean|Ann|Anne)(?:[ \t]+[A-Z][a-z]+(?:['\-][A-Z]?[a-z]+)?){1,2}(?![\w@])";
+        let patterns = [
+            name,
+            r"(?<!\d)(?:\+?\d{1,3}[\-.\s]?)?(?:\(\d{3}\)|\d{3})[\-.\s]\d{3}[\-.\s]\d{4}(?!\d)",
+            r"(?<![:.\d])\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}St",
+            r"(?<=a)(b+)(c?)(?=c)",
+            r"x*(?!y)",
+            r"(?<!é)é+",
+        ];
+        let texts = [
+            "Jean Tremblay-Smith3 x",
+            "Anne Lee Ray@ Ann Lee Ray Bo, x.Jean Lee; Jean Lee-Ro Ann Lee'",
+            "call 514-555-1234 or 1514-555-12345 or +1 (514) 555-1234.",
+            "at 12 Main Rd St, 3:12 Main St, é 7 Elm St",
+            "abbcc abc ab bc xxy xy y",
+            "éé aé é",
+            "",
+        ];
+        for p in patterns {
+            let re = compile(p).unwrap();
+            assert!(re.is_edged(), "{p}");
+            for t in texts {
+                assert_eq!(re.spans(t), re.backtracking_spans(t), "{p} on {t:?}");
+            }
+        }
+        let re = compile(name).unwrap();
+        let found: Vec<_> =
+            re.captures("Jean Tremblay-Smith3 x").map(|c| c.get(0).unwrap().as_str().to_owned()).collect();
+        assert_eq!(found, vec!["Jean Tremblay"]);
+        let re = compile(r"(?<=a)(b+)(c?)(?=c)").unwrap();
+        let groups: Vec<_> =
+            re.captures("abbcc").flat_map(|c| [c.get(1), c.get(2)]).flatten().map(|m| m.as_str()).collect();
+        assert_eq!(groups, vec!["bb", "c"]);
+        // Not edged: a look-around inside, a bare flag group, a class that is
+        // more than one character.
+        for p in [r"\b(?!BG)[A-Z]{2}", r"(?<!x)a(?i)b(?!c)", r"(?<!ab)c", r"x(?=\n?\z)"] {
+            assert!(!compile(p).unwrap().is_edged(), "{p}");
+        }
+    }
+
+    proptest::proptest! {
+        /// On any text over the characters that matter to them, edged
+        /// patterns give the backtracking VM's matches.
+        #[test]
+        fn edged_patterns_agree_on_any_text(text in "(Jean|Ann|Lee|Ray|-Ro|'s|[ \t.@3é²x]|5|55|555|\\(|\\)){0,24}") {
+            for p in [
+                r"(?<![\w@.\-])(?:Jean|Ann)(?:[ \t]+[A-Z][a-z]+(?:['\-][A-Z]?[a-z]+)?){1,2}(?![\w@])",
+                r"(?<!\d)(?:\(\d{3}\)|\d{3})[\-.\s]?\d{3}(?!\d)",
+                r"(?<!\w)\w+(?=\W)",
+            ] {
+                let re = compile(p).unwrap();
+                proptest::prop_assert_eq!(re.spans(&text), re.backtracking_spans(&text), "{} on {:?}", p, text);
+            }
+        }
     }
 
     #[test]

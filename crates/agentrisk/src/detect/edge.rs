@@ -1,0 +1,210 @@
+//! Patterns whose only look-arounds stand at their edges and test one
+//! character — `(?<!L)BODY(?!R)`, as in the gazetteer of names and the
+//! phone numbers — run without the backtracking VM.
+//!
+//! fancy-regex runs such a pattern in its VM, which tries the body's
+//! alternatives one by one at every candidate start (the names' thousand
+//! literals at every capitalised word). The same matches come from the
+//! `regex` crate's automata:
+//!
+//! * the lookahead becomes one more consumed character: `BODY(?!R)` matches
+//!   at a start exactly where `BODY(?:[^R]|\z)` does, and leftmost-first
+//!   automata choose, among the body's paths, the one a backtracker would
+//!   accept first (it tries the same paths in the same order, and the
+//!   lookahead only accepts or rejects each path's end); `(?=R)` becomes
+//!   `(R)`. A named group marks where the body ended;
+//! * the lookbehind is one character before the start, checked by hand; a
+//!   start it rejects sends the search on from the next character, as the
+//!   VM would go on.
+
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind};
+
+/// The group that holds the character the lookahead looked at.
+const AHEAD: &str = "agentrisk_lookahead";
+
+/// A one-character look-around.
+#[derive(Debug, Clone)]
+struct Look {
+    negated: bool,
+    class: ClassUnicode,
+}
+
+impl Look {
+    fn parse(group: &str) -> Option<Look> {
+        let (negated, inner) = if let Some(inner) = group.strip_prefix("(?<!").or_else(|| group.strip_prefix("(?!")) {
+            (true, inner)
+        } else {
+            (false, group.strip_prefix("(?<=").or_else(|| group.strip_prefix("(?="))?)
+        };
+        let class = match regex_syntax::parse(inner.strip_suffix(')')?).ok()?.into_kind() {
+            HirKind::Class(Class::Unicode(class)) => class,
+            HirKind::Literal(literal) => {
+                let text = std::str::from_utf8(&literal.0).ok()?;
+                let mut chars = text.chars();
+                let (Some(c), None) = (chars.next(), chars.next()) else { return None };
+                ClassUnicode::new([ClassUnicodeRange::new(c, c)])
+            }
+            _ => return None,
+        };
+        Some(Look { negated, class })
+    }
+
+    /// Whether the look-around holds on `c` (`None`: the text's edge).
+    fn holds(&self, c: Option<char>) -> bool {
+        let inside = c.is_some_and(|c| {
+            let ranges = self.class.ranges();
+            let after = ranges.partition_point(|r| r.end() < c);
+            ranges.get(after).is_some_and(|r| r.start() <= c)
+        });
+        inside != self.negated
+    }
+
+    /// The lookahead as a consumed group: the character it accepts, or the
+    /// end of the text where a negated one holds.
+    fn consumed(&self) -> String {
+        let mut class = self.class.clone();
+        if self.negated {
+            class.negate();
+        }
+        let class = Hir::class(Class::Unicode(class));
+        if self.negated {
+            format!(r"(?P<{AHEAD}>{class}|\z)")
+        } else {
+            format!("(?P<{AHEAD}>{class})")
+        }
+    }
+}
+
+/// A pattern of the form `(?<!L)BODY(?!R)` (either edge optional, either
+/// look-around positive or negative), compiled for the `regex` crate.
+#[derive(Debug, Clone)]
+pub(super) struct Edged {
+    behind: Option<Look>,
+    /// `BODY` followed by the lookahead's group, if any.
+    regex: regex::Regex,
+    /// Index of the lookahead's group in `regex`.
+    ahead: Option<usize>,
+    /// Whether `BODY` holds a word boundary (the `regex` crate's automata
+    /// know Unicode word boundaries on ASCII text only).
+    bounded: bool,
+}
+
+impl Edged {
+    /// The edged form of a native pattern, if it has one: a look-around at
+    /// one or both edges, on one character each, and none elsewhere.
+    pub(super) fn new(pattern: &str) -> Option<Edged> {
+        let mut body = pattern;
+        let mut behind = None;
+        if body.starts_with("(?<") {
+            let len = super::pyregex::group_len(body);
+            behind = Some(Look::parse(&body[..len])?);
+            body = &body[len..];
+        }
+        let ahead = match last_group_start(body) {
+            Some(start) if body[start..].starts_with("(?=") || body[start..].starts_with("(?!") => {
+                let look = Look::parse(&body[start..])?;
+                body = &body[..start];
+                Some(look)
+            }
+            _ => None,
+        };
+        if behind.is_none() && ahead.is_none() {
+            return None;
+        }
+        // The body must be a plain pattern: no look-around, no back
+        // reference (the `regex` crate refuses both), and no bare flag group
+        // (its flags would reach the lookahead's class in the original).
+        regex_syntax::parse(body).ok()?;
+        if has_bare_flags(body) {
+            return None;
+        }
+        let consumed = ahead.as_ref().map(Look::consumed).unwrap_or_default();
+        let regex = regex::Regex::new(&format!("(?:{body}){consumed}")).ok()?;
+        let ahead_index = match ahead {
+            Some(_) => Some(regex.capture_names().position(|n| n == Some(AHEAD))?),
+            None => None,
+        };
+        Some(Edged { behind, regex, ahead: ahead_index, bounded: body.contains("\\b") || body.contains("\\B") })
+    }
+
+    /// Whether the automata run this pattern fast on `text`.
+    pub(super) fn fast_on(&self, text: &str) -> bool {
+        !self.bounded || text.is_ascii()
+    }
+
+    /// The leftmost match starting at or after `pos`: the spans of its
+    /// groups (group 0 first), as the backtracking VM would give them.
+    pub(super) fn captures_at(&self, text: &str, mut pos: usize) -> Option<Vec<Option<(usize, usize)>>> {
+        while pos <= text.len() {
+            let caps = self.regex.captures_at(text, pos)?;
+            let whole = caps.get(0)?;
+            let start = whole.start();
+            let before = text[..start].chars().next_back();
+            if self.behind.as_ref().is_none_or(|look| look.holds(before)) {
+                let end = match self.ahead {
+                    Some(i) => caps.get(i)?.start(),
+                    None => whole.end(),
+                };
+                let groups = self.ahead.unwrap_or(caps.len());
+                let mut spans: Vec<Option<(usize, usize)>> =
+                    (0..groups).map(|i| caps.get(i).map(|m| (m.start(), m.end()))).collect();
+                spans[0] = Some((start, end));
+                return Some(spans);
+            }
+            pos = start + text[start..].chars().next().map_or(1, char::len_utf8);
+        }
+        None
+    }
+}
+
+/// Where the last top-level group of `pattern` starts, if the pattern ends
+/// with that group's closing parenthesis.
+fn last_group_start(pattern: &str) -> Option<usize> {
+    let b = pattern.as_bytes();
+    let (mut i, mut in_class, mut depth, mut last) = (0, false, 0usize, None);
+    let mut last_end = None;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'(' if !in_class => {
+                if depth == 0 {
+                    last = Some(i);
+                }
+                depth += 1;
+            }
+            b')' if !in_class => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    last_end = Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (last_end == Some(b.len())).then_some(last?)
+}
+
+/// Whether `pattern` holds a flag group without a body, like `(?i)`.
+fn has_bare_flags(pattern: &str) -> bool {
+    let b = pattern.as_bytes();
+    let (mut i, mut in_class) = (0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'(' if !in_class && b.get(i + 1) == Some(&b'?') => {
+                let flags = b[i + 2..].iter().take_while(|c| c.is_ascii_alphabetic() || **c == b'-').count();
+                if flags > 0 && b.get(i + 2 + flags) == Some(&b')') {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
