@@ -273,6 +273,8 @@ pub struct PyRegex {
     /// edges (see [`super::edge`]); the exact form's, compiled on first need.
     edged: Option<Edged>,
     exact_edged: OnceLock<Option<Edged>>,
+    /// The Python-class form's gate ([`exact_gate`]), compiled on first need.
+    exact_gate: OnceLock<Option<regex::Regex>>,
     /// Distinct per compiled pattern: its place in a [`Prefilter`].
     id: usize,
 }
@@ -316,6 +318,39 @@ impl<'t> Match<'t> {
     }
 }
 
+/// The gate of a pattern's Python-class form: its look-arounds (the word
+/// boundaries among them, which that form spells as look-arounds) dropped.
+/// `None` when the form has none (fancy-regex then runs it on automata).
+fn exact_gate(pattern: &str) -> Option<regex::Regex> {
+    let exact = translate(pattern);
+    let relaxed_exact = relaxed(&exact);
+    if relaxed_exact == exact {
+        return None;
+    }
+    regex::Regex::new(&unbounded(&relaxed_exact)).ok()
+}
+
+/// Every match of the VM `vm()` gives in `text`, started only where `gate` (a
+/// superset of the pattern) finds a match can start.
+fn gated<'r, 't: 'r>(
+    gate: &'r regex::Regex,
+    vm: impl Fn() -> &'r Regex + 'r,
+    text: &'t str,
+) -> Box<dyn Iterator<Item = Captures<'t>> + 'r> {
+    let mut pos = 0;
+    Box::new(std::iter::from_fn(move || {
+        if pos > text.len() {
+            return None;
+        }
+        // No match of the pattern can start before the gate's next match.
+        let start = gate.find_at(text, pos)?.start();
+        let caps = vm().captures_from_pos(text, start).ok().flatten()?;
+        let m = caps.get(0)?;
+        pos = next_start(text, (m.start(), m.end()));
+        Some(Captures::of_fancy(text, &caps))
+    }))
+}
+
 /// Where the next scan starts after a match: its end, or one character on
 /// when it was empty.
 fn next_start(text: &str, (start, end): (usize, usize)) -> usize {
@@ -357,6 +392,7 @@ impl PyRegex {
             unicode_gate: OnceLock::new(),
             edged: Edged::new(&native_pattern),
             exact_edged: OnceLock::new(),
+            exact_gate: OnceLock::new(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
@@ -395,16 +431,14 @@ impl PyRegex {
             }));
         }
         if python_classes {
-            let exact = self.exact.get_or_init(|| {
-                fancy_regex::RegexBuilder::new(&translate(&self.pattern))
-                    .backtrack_limit(1_000_000)
-                    .build()
-                    // Same syntax as the native form, which compiled; keep it if not.
-                    .unwrap_or_else(|_| self.native.clone())
-            });
-            return Box::new(
-                exact.captures_iter(text).map_while(Result::ok).map(move |c| Captures::of_fancy(text, &c)),
-            );
+            return match self.exact_gate.get_or_init(|| exact_gate(&self.pattern)) {
+                // The Python-class form compiles slowly (its classes are
+                // large): only once a gate lets a text through.
+                Some(gate) => gated(gate, move || self.exact(), text),
+                None => Box::new(
+                    self.exact().captures_iter(text).map_while(Result::ok).map(move |c| Captures::of_fancy(text, &c)),
+                ),
+            };
         }
         let Some(ascii_gate) = &self.gate else {
             return Box::new(
@@ -419,18 +453,18 @@ impl PyRegex {
                 None => ascii_gate,
             }
         };
-        let mut pos = 0;
-        Box::new(std::iter::from_fn(move || {
-            if pos > text.len() {
-                return None;
-            }
-            // No match of the pattern can start before the gate's next match.
-            let start = gate.find_at(text, pos)?.start();
-            let caps = self.native.captures_from_pos(text, start).ok().flatten()?;
-            let m = caps.get(0)?;
-            pos = next_start(text, (m.start(), m.end()));
-            Some(Captures::of_fancy(text, &caps))
-        }))
+        gated(gate, move || &self.native, text)
+    }
+
+    /// The Python-class form, compiled on first need.
+    fn exact(&self) -> &Regex {
+        self.exact.get_or_init(|| {
+            fancy_regex::RegexBuilder::new(&translate(&self.pattern))
+                .backtrack_limit(1_000_000)
+                .build()
+                // Same syntax as the native form, which compiled; keep it if not.
+                .unwrap_or_else(|_| self.native.clone())
+        })
     }
 
     pub fn is_match(&self, text: &str) -> bool {
