@@ -17,7 +17,9 @@
 //!   start it rejects sends the search on from the next character, as the
 //!   VM would go on.
 
-use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind};
+use regex_automata::meta::Regex;
+use regex_automata::{Input, PatternID};
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
 
 /// The group that holds the character the lookahead looked at.
 const AHEAD: &str = "agentrisk_lookahead";
@@ -66,7 +68,7 @@ impl Look {
         if self.negated {
             class.negate();
         }
-        let class = Hir::class(Class::Unicode(class));
+        let class = class_text(&class);
         if self.negated {
             format!(r"(?P<{AHEAD}>{class}|\z)")
         } else {
@@ -75,13 +77,28 @@ impl Look {
     }
 }
 
+/// A class as pattern text: `[\x{..}-\x{..}...]`, or one that matches
+/// nothing when it is empty.
+fn class_text(class: &ClassUnicode) -> String {
+    if class.ranges().is_empty() {
+        return r"[^\x{0}-\x{10FFFF}]".to_owned();
+    }
+    let mut out = String::from("[");
+    for r in class.ranges() {
+        out.push_str(&format!("\\x{{{:X}}}-\\x{{{:X}}}", r.start() as u32, r.end() as u32));
+    }
+    out.push(']');
+    out
+}
+
 /// A pattern of the form `(?<!L)BODY(?!R)` (either edge optional, either
 /// look-around positive or negative), compiled for the `regex` crate.
 #[derive(Debug, Clone)]
 pub(super) struct Edged {
     behind: Option<Look>,
-    /// `BODY` followed by the lookahead's group, if any.
-    regex: regex::Regex,
+    /// `BODY` followed by the lookahead's group, if any. The meta engine
+    /// fancy-regex itself runs on: no second copy of it in the viewer.
+    regex: Regex,
     /// Index of the lookahead's group in `regex`.
     ahead: Option<usize>,
     /// Whether `BODY` holds a word boundary (the `regex` crate's automata
@@ -119,9 +136,9 @@ impl Edged {
             return None;
         }
         let consumed = ahead.as_ref().map(Look::consumed).unwrap_or_default();
-        let regex = regex::Regex::new(&format!("(?:{body}){consumed}")).ok()?;
+        let regex = Regex::new(&format!("(?:{body}){consumed}")).ok()?;
         let ahead_index = match ahead {
-            Some(_) => Some(regex.capture_names().position(|n| n == Some(AHEAD))?),
+            Some(_) => Some(regex.group_info().to_index(PatternID::ZERO, AHEAD)?),
             None => None,
         };
         Some(Edged { behind, regex, ahead: ahead_index, bounded: body.contains("\\b") || body.contains("\\B") })
@@ -135,19 +152,21 @@ impl Edged {
     /// The leftmost match starting at or after `pos`: the spans of its
     /// groups (group 0 first), as the backtracking VM would give them.
     pub(super) fn captures_at(&self, text: &str, mut pos: usize) -> Option<Vec<Option<(usize, usize)>>> {
+        let mut caps = self.regex.create_captures();
         while pos <= text.len() {
-            let caps = self.regex.captures_at(text, pos)?;
-            let whole = caps.get(0)?;
+            // The span keeps the text before `pos` as context (for `\b`).
+            self.regex.search_captures(&Input::new(text).span(pos..text.len()), &mut caps);
+            let whole = caps.get_match()?;
             let start = whole.start();
             let before = text[..start].chars().next_back();
             if self.behind.as_ref().is_none_or(|look| look.holds(before)) {
                 let end = match self.ahead {
-                    Some(i) => caps.get(i)?.start(),
+                    Some(i) => caps.get_group(i)?.start,
                     None => whole.end(),
                 };
-                let groups = self.ahead.unwrap_or(caps.len());
+                let groups = self.ahead.unwrap_or(caps.group_len());
                 let mut spans: Vec<Option<(usize, usize)>> =
-                    (0..groups).map(|i| caps.get(i).map(|m| (m.start(), m.end()))).collect();
+                    (0..groups).map(|i| caps.get_group(i).map(|m| (m.start, m.end))).collect();
                 spans[0] = Some((start, end));
                 return Some(spans);
             }

@@ -15,6 +15,8 @@
 //! by the `regex` crate's automata) finds where a match can start at all.
 
 use super::edge::Edged;
+use regex_automata::meta::Regex as Automata;
+use regex_automata::{Input, PatternID, PatternSet};
 use crate::pyunicode::tables::{ALNUM, SPACE};
 use fancy_regex::Regex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -266,15 +268,15 @@ pub struct PyRegex {
     relaxed: String,
     /// Where a match can start; `None` when the native pattern is already
     /// free of look-arounds (fancy-regex then runs it on automata itself).
-    gate: Option<regex::Regex>,
+    gate: Option<Automata>,
     /// The gate for non-ASCII texts ([`unbounded`]), compiled on first need.
-    unicode_gate: OnceLock<Option<regex::Regex>>,
+    unicode_gate: OnceLock<Option<Automata>>,
     /// The pattern run on automata when its only look-arounds are at its
     /// edges (see [`super::edge`]); the exact form's, compiled on first need.
     edged: Option<Edged>,
     exact_edged: OnceLock<Option<Edged>>,
     /// The Python-class form's gate ([`exact_gate`]), compiled on first need.
-    exact_gate: OnceLock<Option<regex::Regex>>,
+    exact_gate: OnceLock<Option<Automata>>,
     /// Distinct per compiled pattern: its place in a [`Prefilter`].
     id: usize,
 }
@@ -321,19 +323,19 @@ impl<'t> Match<'t> {
 /// The gate of a pattern's Python-class form: its look-arounds (the word
 /// boundaries among them, which that form spells as look-arounds) dropped.
 /// `None` when the form has none (fancy-regex then runs it on automata).
-fn exact_gate(pattern: &str) -> Option<regex::Regex> {
+fn exact_gate(pattern: &str) -> Option<Automata> {
     let exact = translate(pattern);
     let relaxed_exact = relaxed(&exact);
     if relaxed_exact == exact {
         return None;
     }
-    regex::Regex::new(&unbounded(&relaxed_exact)).ok()
+    Automata::new(&unbounded(&relaxed_exact)).ok()
 }
 
 /// Every match of the VM `vm()` gives in `text`, started only where `gate` (a
 /// superset of the pattern) finds a match can start.
 fn gated<'r, 't: 'r>(
-    gate: &'r regex::Regex,
+    gate: &'r Automata,
     vm: impl Fn() -> &'r Regex + 'r,
     text: &'t str,
 ) -> Box<dyn Iterator<Item = Captures<'t>> + 'r> {
@@ -343,7 +345,7 @@ fn gated<'r, 't: 'r>(
             return None;
         }
         // No match of the pattern can start before the gate's next match.
-        let start = gate.find_at(text, pos)?.start();
+        let start = gate.search(&Input::new(text).span(pos..text.len()))?.start();
         let caps = vm().captures_from_pos(text, start).ok().flatten()?;
         let m = caps.get(0)?;
         pos = next_start(text, (m.start(), m.end()));
@@ -382,7 +384,7 @@ impl PyRegex {
         };
         let native_pattern = native(pattern);
         let relaxed_pattern = relaxed(&native_pattern);
-        let gate = if relaxed_pattern == native_pattern { None } else { regex::Regex::new(&relaxed_pattern).ok() };
+        let gate = if relaxed_pattern == native_pattern { None } else { Automata::new(&relaxed_pattern).ok() };
         Ok(PyRegex {
             native: build(&native_pattern)?,
             exact: OnceLock::new(),
@@ -448,7 +450,7 @@ impl PyRegex {
         let gate = if text.is_ascii() {
             ascii_gate
         } else {
-            match self.unicode_gate.get_or_init(|| regex::Regex::new(&unbounded(&self.relaxed)).ok()) {
+            match self.unicode_gate.get_or_init(|| Automata::new(&unbounded(&self.relaxed)).ok()) {
                 Some(gate) => gate,
                 None => ascii_gate,
             }
@@ -517,11 +519,11 @@ impl PyRegex {
 /// Texts that need Python's classes are not screened (the native form is
 /// not what runs on them).
 pub struct Prefilter {
-    sets: Vec<regex::RegexSet>,
+    sets: Vec<Automata>,
     /// Each group's forms without word boundaries ([`unbounded`]), for
     /// non-ASCII texts; compiled the first time such a text comes.
     unicode_forms: Vec<Vec<String>>,
-    unicode_sets: Vec<OnceLock<Option<regex::RegexSet>>>,
+    unicode_sets: Vec<OnceLock<Option<Automata>>>,
     /// (group, index in its set) of each screened pattern, by pattern id.
     slot_of: Vec<Option<(u32, u32)>>,
 }
@@ -585,7 +587,7 @@ impl Prefilter {
 
     /// Group `group`'s set for a text: the boundary-free one for non-ASCII
     /// texts (the one with boundaries if that did not compile).
-    fn set(&self, group: usize, ascii: bool) -> &regex::RegexSet {
+    fn set(&self, group: usize, ascii: bool) -> &Automata {
         if !ascii {
             if let Some(set) = self.unicode_sets[group].get_or_init(|| set_of(&self.unicode_forms[group]).ok()) {
                 return set;
@@ -595,8 +597,14 @@ impl Prefilter {
     }
 }
 
-fn set_of(forms: &[String]) -> Result<regex::RegexSet, regex::Error> {
-    regex::RegexSetBuilder::new(forms).size_limit(64 << 20).dfa_size_limit(8 << 20).build()
+/// One automaton of many patterns (a set: it says which of them match).
+fn set_of(forms: &[String]) -> Result<Automata, regex_automata::meta::BuildError> {
+    let config = Automata::config()
+        .match_kind(regex_automata::MatchKind::All)
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+        .nfa_size_limit(Some(64 << 20))
+        .hybrid_cache_capacity(8 << 20);
+    Automata::builder().configure(config).build_many(forms)
 }
 
 impl<'t> Screen<'_, 't> {
@@ -623,8 +631,9 @@ impl<'t> Screen<'_, 't> {
             if !set.is_match(self.text) {
                 return Vec::new();
             }
-            let found = set.matches(self.text);
-            (0..set.len()).map(|i| found.matched(i)).collect()
+            let mut found = PatternSet::new(set.pattern_len());
+            set.which_overlapping_matches(&Input::new(self.text), &mut found);
+            (0..set.pattern_len()).map(|i| found.contains(PatternID::new_unchecked(i))).collect()
         });
         matched.get(index).copied().unwrap_or(false)
     }
