@@ -28,6 +28,11 @@ adds the leak and block rates as reviewed (labelled, beside the rates as
 detected), --json a `reviewed` object, a scorecard each run's `reviewed`.
 Review files met in a folder are skipped (only --review applies one).
 
+With --shard I/N, only part I of N of the files found is read (N
+contiguous parts, counted from 0): run each part on its own machine with
+--scorecard, then read the parts' scorecards together, in order, for the
+whole batch's numbers.
+
 On a terminal, a bar on stderr counts the files read (not with -q).";
 
 pub const EXAMPLES: &str = "\
@@ -35,7 +40,9 @@ Examples:
   agentrisk batch runs/
   agentrisk batch runs/ --group-by agent --confidence 0.9 --json
   agentrisk batch traces/ reports/ --scorecard scorecard.json
-  agentrisk batch runs/ --review review.json --json";
+  agentrisk batch runs/ --review review.json --json
+  agentrisk batch runs/ --shard 2/8 --scorecard shard-02.json
+  agentrisk batch shard-*.json --json";
 
 #[derive(clap::Args)]
 pub struct BatchArgs {
@@ -71,6 +78,9 @@ pub struct BatchArgs {
     /// No progress bar on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    /// Only the part I of N (counted from 0) of the files found, to spread a batch over machines; the parts' scorecards, read together in order, are the whole batch
+    #[arg(long, value_name = "I/N", value_parser = crate::inputs::Shard::from_text)]
+    shard: Option<crate::inputs::Shard>,
     #[command(flatten)]
     jobs: crate::parallel::JobsFlag,
 }
@@ -130,7 +140,8 @@ pub fn run(args: &BatchArgs) -> ExitCode {
     };
 
     let (files, unlisted) = crate::inputs::expand(&args.inputs);
-    let batch = read_files(&analyser, &pool, &files, args.quiet);
+    let files = args.shard.map_or(&files[..], |shard| shard.of(&files));
+    let batch = read_files(&analyser, &pool, files, args.quiet);
     for message in &unlisted {
         eprintln!("agentrisk: {message}");
     }
@@ -230,7 +241,7 @@ pub fn run(args: &BatchArgs) -> ExitCode {
 
 /// The runs of the files and folders named ([`read_files`]), and the
 /// folders that could not be listed. `diff` and `history` read their
-/// inputs so, and `batch` the same way.
+/// inputs so, and `batch` (which may take a shard of the files) the same way.
 pub fn read_runs(analyser: &Analyser, pool: &ThreadPool, inputs: &[String], quiet: bool) -> (BatchRuns, Vec<String>) {
     let (files, unlisted) = crate::inputs::expand(inputs);
     (read_files(analyser, pool, &files, quiet), unlisted)
