@@ -11,6 +11,10 @@
 #[allow(dead_code)]
 #[path = "agentrisk-bench/synthetic.rs"]
 mod synthetic;
+// The allocator `agentrisk` uses: glibc's serves two threads' small
+// allocations slower, and the in-process figures would not be the CLI's.
+#[path = "../malloc.rs"]
+mod malloc;
 // The bench times the CLI's own scheduling (`in_order`), not its flag.
 #[allow(dead_code)]
 #[path = "../parallel.rs"]
@@ -59,6 +63,8 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
+    // As `agentrisk` does.
+    malloc::configure();
     let args = match parse_args() {
         Ok(args) => args,
         Err(message) => {
