@@ -1,6 +1,8 @@
 //! `agentrisk batch`: the batch summary of many files (traces, reports,
 //! scorecards, red-team results), as the viewer's Batch tab shows it.
 
+use crate::inputs::Found;
+use crate::parallel::ThreadPool;
 use crate::progress;
 use agentrisk::analyser::{group_by_from_name, interval_method, Analyser, ApiError, BatchInput, BatchRuns};
 use agentrisk::batch::table::{rate_cells, rate_header, rate_rows, to_text};
@@ -26,6 +28,11 @@ adds the leak and block rates as reviewed (labelled, beside the rates as
 detected), --json a `reviewed` object, a scorecard each run's `reviewed`.
 Review files met in a folder are skipped (only --review applies one).
 
+With --shard I/N, only part I of N of the files found is read (N
+contiguous parts, counted from 0): run each part on its own machine with
+--scorecard, then read the parts' scorecards together, in order, for the
+whole batch's numbers.
+
 On a terminal, a bar on stderr counts the files read (not with -q).";
 
 pub const EXAMPLES: &str = "\
@@ -33,7 +40,9 @@ Examples:
   agentrisk batch runs/
   agentrisk batch runs/ --group-by agent --confidence 0.9 --json
   agentrisk batch traces/ reports/ --scorecard scorecard.json
-  agentrisk batch runs/ --review review.json --json";
+  agentrisk batch runs/ --review review.json --json
+  agentrisk batch runs/ --shard 2/8 --scorecard shard-02.json
+  agentrisk batch shard-*.json --json";
 
 #[derive(clap::Args)]
 pub struct BatchArgs {
@@ -69,6 +78,11 @@ pub struct BatchArgs {
     /// No progress bar on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    /// Only the part I of N (counted from 0) of the files found, to spread a batch over machines; the parts' scorecards, read together in order, are the whole batch
+    #[arg(long, value_name = "I/N", value_parser = crate::inputs::Shard::from_text)]
+    shard: Option<crate::inputs::Shard>,
+    #[command(flatten)]
+    jobs: crate::parallel::JobsFlag,
 }
 
 enum Output<'a> {
@@ -117,8 +131,17 @@ pub fn run(args: &BatchArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let pool = match args.jobs.pool() {
+        Ok(pool) => pool,
+        Err(message) => {
+            eprintln!("agentrisk: {message}");
+            return ExitCode::from(2);
+        }
+    };
 
-    let (batch, unlisted) = read_runs(&analyser, &args.inputs, args.quiet);
+    let (files, unlisted) = crate::inputs::expand(&args.inputs);
+    let files = args.shard.map_or(&files[..], |shard| shard.of(&files));
+    let batch = read_files(&analyser, &pool, files, args.quiet);
     for message in &unlisted {
         eprintln!("agentrisk: {message}");
     }
@@ -216,33 +239,40 @@ pub fn run(args: &BatchArgs) -> ExitCode {
     }
 }
 
-/// The runs of the files and folders named, read one file at a time (each
-/// read, analysed into its runs and let go), with a bar on a terminal; and
-/// the folders that could not be listed. Unreadable files are in the
-/// runs' `errors`. `batch`, `diff` and `history` read their inputs so.
-pub fn read_runs(analyser: &Analyser, inputs: &[String], quiet: bool) -> (BatchRuns, Vec<String>) {
+/// The runs of the files and folders named ([`read_files`]), and the
+/// folders that could not be listed. `diff` and `history` read their
+/// inputs so, and `batch` (which may take a shard of the files) the same way.
+pub fn read_runs(analyser: &Analyser, pool: &ThreadPool, inputs: &[String], quiet: bool) -> (BatchRuns, Vec<String>) {
     let (files, unlisted) = crate::inputs::expand(inputs);
+    (read_files(analyser, pool, &files, quiet), unlisted)
+}
+
+/// The runs of `files`, each file read, analysed into its runs and let go
+/// on a thread of `pool`, the runs gathered in the files' order (a few
+/// files per thread at a time), with a bar on a terminal. Unreadable files
+/// are in the runs' `errors`.
+fn read_files(analyser: &Analyser, pool: &ThreadPool, files: &[Found], quiet: bool) -> BatchRuns {
     let mut batch = BatchRuns::default();
     let bar = progress::wanted(quiet).then(|| progress::files_bar(files.len()));
-    for crate::inputs::Found { path, folder } in &files {
-        let name = path.display().to_string();
+    let read = |found: &Found| {
+        let name = found.path.display().to_string();
         if let Some(bar) = &bar {
             bar.set_message(name.clone());
         }
-        match std::fs::read(path) {
-            Ok(bytes) => batch.read(analyser, BatchInput { name: &name, folder, bytes: &bytes }),
-            Err(e) => {
-                batch.errors.push(ApiError { file: name, place: String::new(), problem: format!("cannot read: {e}") })
-            }
-        }
+        let read = match std::fs::read(&found.path) {
+            Ok(bytes) => analyser.read_batch_file(BatchInput { name: &name, folder: &found.folder, bytes: &bytes }),
+            Err(e) => Err(ApiError { file: name, place: String::new(), problem: format!("cannot read: {e}") }),
+        };
         if let Some(bar) = &bar {
             bar.inc(1);
         }
-    }
+        read
+    };
+    crate::parallel::in_order(pool, files, read, |_, read| batch.add(read));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    (batch, unlisted)
+    batch
 }
 
 fn fixed(value: Option<f64>) -> String {

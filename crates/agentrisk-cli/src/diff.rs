@@ -86,6 +86,8 @@ pub struct ReadArgs {
     /// No progress bar on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    #[command(flatten)]
+    jobs: crate::parallel::JobsFlag,
 }
 
 #[derive(clap::Args)]
@@ -139,8 +141,8 @@ fn batch_name(input: &str) -> String {
 
 /// One input read as one batch, or the messages that say why not (each
 /// unreadable file and folder, or that it holds no run).
-fn read_batch(analyser: &Analyser, input: &str, read: &ReadArgs) -> Result<BatchRuns, Vec<String>> {
-    let (batch, unlisted) = read_runs(analyser, &[input.to_owned()], read.quiet);
+fn read_batch(reader: &Reader, input: &str, read: &ReadArgs) -> Result<BatchRuns, Vec<String>> {
+    let (batch, unlisted) = read_runs(&reader.analyser, &reader.pool, &[input.to_owned()], read.quiet);
     let mut problems: Vec<String> = unlisted;
     problems.extend(batch.errors.iter().map(|e| e.to_string()));
     if problems.is_empty() && batch.runs.is_empty() {
@@ -153,8 +155,14 @@ fn read_batch(analyser: &Analyser, input: &str, read: &ReadArgs) -> Result<Batch
     }
 }
 
-/// The analyser and interval method of the shared flags, or exit 2.
-fn setup(read: &ReadArgs) -> Result<(Analyser, agentrisk::stats::IntervalMethod), ExitCode> {
+/// What reads each batch: the analyser and the threads.
+struct Reader {
+    analyser: Analyser,
+    pool: crate::parallel::ThreadPool,
+}
+
+/// The reader and interval method of the shared flags, or exit 2.
+fn setup(read: &ReadArgs) -> Result<(Reader, agentrisk::stats::IntervalMethod), ExitCode> {
     let method = interval_method(read.confidence, read.continuity_correction).map_err(|e| {
         eprintln!("agentrisk: --confidence {}: {}", read.confidence, e.problem);
         ExitCode::from(2)
@@ -163,18 +171,22 @@ fn setup(read: &ReadArgs) -> Result<(Analyser, agentrisk::stats::IntervalMethod)
         eprintln!("agentrisk: {message}");
         ExitCode::from(2)
     })?;
-    Ok((analyser, method))
+    let pool = read.jobs.pool().map_err(|message| {
+        eprintln!("agentrisk: {message}");
+        ExitCode::from(2)
+    })?;
+    Ok((Reader { analyser, pool }, method))
 }
 
 pub fn run_diff(args: &DiffArgs) -> ExitCode {
-    let (analyser, method) = match setup(&args.read) {
+    let (reader, method) = match setup(&args.read) {
         Ok(setup) => setup,
         Err(code) => return code,
     };
     let mut sides = Vec::new();
     let mut problems = Vec::new();
     for input in [&args.base, &args.new] {
-        match read_batch(&analyser, input, &args.read) {
+        match read_batch(&reader, input, &args.read) {
             Ok(batch) => sides.push((batch_name(input), batch)),
             Err(messages) => problems.extend(messages),
         }
@@ -230,14 +242,14 @@ pub fn run_diff(args: &DiffArgs) -> ExitCode {
 }
 
 pub fn run_history(args: &HistoryArgs) -> ExitCode {
-    let (analyser, method) = match setup(&args.read) {
+    let (reader, method) = match setup(&args.read) {
         Ok(setup) => setup,
         Err(code) => return code,
     };
     let mut batches = Vec::new();
     let mut failed = false;
     for input in &args.inputs {
-        match read_batch(&analyser, input, &args.read) {
+        match read_batch(&reader, input, &args.read) {
             Ok(batch) => batches.push((batch_name(input), batch)),
             Err(messages) => {
                 failed = true;

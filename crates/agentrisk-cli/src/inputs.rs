@@ -41,6 +41,41 @@ pub fn folder_name(dir: &Path) -> String {
     last.map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
+/// `--shard I/N`: the I-th of N contiguous parts of the files found
+/// (counted from 0, as a Kubernetes indexed Job numbers its pods). The
+/// parts in index order are the files in their order, so their scorecards,
+/// read in that order, are the whole batch's runs in the whole batch's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    index: usize,
+    count: usize,
+}
+
+impl Shard {
+    /// Parses `I/N` with 0 ≤ I < N.
+    pub fn from_text(text: &str) -> Result<Shard, String> {
+        let usage = || format!("{text:?}: needs I/N, the part I of N counted from 0, e.g. 0/4 … 3/4");
+        let (index, count) = text.split_once('/').ok_or_else(usage)?;
+        let (index, count) = match (index.trim().parse::<usize>(), count.trim().parse::<usize>()) {
+            (Ok(index), Ok(count)) => (index, count),
+            _ => return Err(usage()),
+        };
+        if index >= count {
+            return Err(format!("{text:?}: the part I must be below the count N (0 … {})", count.saturating_sub(1)));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// This part of `files`: of F files, part I holds ⌊F·I/N⌋ to
+    /// ⌊F·(I+1)/N⌋ − 1, so each file is in one part and sizes differ by one
+    /// file at most.
+    pub fn of<'a, T>(&self, files: &'a [T]) -> &'a [T] {
+        // In u128: the product of a file count and a part count cannot overflow.
+        let at = |part: usize| (files.len() as u128 * part as u128 / self.count as u128) as usize;
+        files.get(at(self.index)..at(self.index + 1)).unwrap_or_default()
+    }
+}
+
 fn join(folder: &str, name: &str) -> String {
     if folder.is_empty() {
         name.to_owned()
@@ -73,6 +108,25 @@ fn walk(dir: &Path, folder: &str, files: &mut Vec<Found>, errors: &mut Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_are_contiguous_parts_that_make_up_the_whole() {
+        let files: Vec<u32> = (0..10).collect();
+        for count in [1, 3, 4, 10, 12] {
+            let parts: Vec<&[u32]> =
+                (0..count).map(|i| Shard::from_text(&format!("{i}/{count}")).unwrap().of(&files)).collect();
+            assert_eq!(parts.concat(), files, "{count} parts");
+            let sizes: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+            let (smallest, largest) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(largest - smallest <= 1, "{count} parts: {sizes:?}");
+        }
+        assert_eq!(Shard::from_text("1/3").unwrap().of(&files), &[3, 4, 5]);
+        assert_eq!(Shard::from_text("2/3").unwrap().of(&files), &[6, 7, 8, 9]);
+        for bad in ["3/3", "0/0", "1", "a/2", "-1/2", "1/2/3"] {
+            assert!(Shard::from_text(bad).is_err(), "{bad}");
+        }
+        assert!(Shard::from_text("4/4").unwrap_err().contains("below the count N (0 … 3)"));
+    }
 
     #[test]
     fn folders_start_at_the_named_folder() {

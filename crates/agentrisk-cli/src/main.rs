@@ -9,6 +9,7 @@ mod diff;
 mod inputs;
 mod malloc;
 mod man;
+mod parallel;
 mod progress;
 mod publish;
 mod review;

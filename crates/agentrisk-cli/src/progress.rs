@@ -4,7 +4,7 @@
 //! same bytes as ever; stdout, where reports and JSON go, is never touched.
 
 use agentrisk::analyser::Progress;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 
 /// A trace smaller than this is analysed in well under a second (100 000
@@ -28,6 +28,11 @@ pub fn files_bar(files: usize) -> ProgressBar {
 
 /// Per-mille steps of one trace's analysis.
 const ANALYSIS_STEPS: u64 = 1000;
+
+/// The bars of traces analysed at once, a line each on stderr.
+pub fn analysis_bars() -> MultiProgress {
+    MultiProgress::with_draw_target(ProgressDrawTarget::stderr())
+}
 
 /// A bar over one trace's analysis, named by its path.
 pub fn analysis_bar(path: &str) -> ProgressBar {

@@ -6,7 +6,7 @@
 
 use crate::inputs::{expand, Found};
 use agentrisk::analyser::{Named, NamedConfig};
-use agentrisk::publish::{pack_html, publish, site_files, Publication, PublishOptions, Source, ViewerAssets, FORMAT};
+use agentrisk::publish::{pack_html, site_files, Publication, PublishOptions, Publisher, Source, ViewerAssets, FORMAT};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -99,6 +99,8 @@ pub struct PublishArgs {
     /// No summary on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    #[command(flatten)]
+    jobs: crate::parallel::JobsFlag,
 }
 
 #[derive(clap::Args)]
@@ -255,6 +257,7 @@ fn published(
     reviews: &[(String, Vec<u8>)],
     skip: Option<&Path>,
 ) -> Result<Published, ExitCode> {
+    let pool = args.jobs.pool().map_err(|message| fail(&message))?;
     let options = PublishOptions {
         title: args.title.clone(),
         generated_at: crate::run::now_isoformat(),
@@ -291,15 +294,19 @@ fn published(
         .map(|(name, bytes)| Source { name, folder: "", bytes })
         .chain(read.iter().map(|(file, name, bytes)| Source { name, folder: &file.folder, bytes }))
         .collect();
-    let publication = publish(&sources, &options).map_err(|e| fail(&e.to_string()))?;
-    // The manifest lists the sources in order; name each failure by the path given.
-    for ((file, _, _), entry) in read.iter().zip(publication.manifest.files.iter().skip(reviews.len())) {
-        if let Some(problem) = &entry.error {
+    let publisher = Publisher::new(&sources, &options).map_err(|e| fail(&e.to_string()))?;
+    let indexed: Vec<(usize, Source<'_>)> = sources.iter().copied().enumerate().collect();
+    let mut parts = Vec::with_capacity(indexed.len());
+    let publish = |(index, source): &(usize, Source<'_>)| publisher.source(*index, source);
+    crate::parallel::in_order(&pool, &indexed, publish, |_, part| parts.push(part));
+    // A part per source, in order; name each failure by the path given.
+    for ((file, _, _), part) in read.iter().zip(parts.iter().skip(reviews.len())) {
+        for problem in part.errors() {
             eprintln!("agentrisk: {}: {problem}", file.path.display());
             failed = true;
         }
     }
-    Ok(Published { publication, failed })
+    Ok(Published { publication: publisher.finish(parts), failed })
 }
 
 /// Whether `out` can take a site: `Ok(false)` when missing or empty,

@@ -2,7 +2,7 @@
 
 use crate::progress;
 use agentrisk::analyser::{Analyser, CanarySetting, GateOverrides, Keep, Progress};
-use agentrisk::review::{ReviewedReport, RunReview};
+use agentrisk::review::{ReviewedReport, RunReview, RunSecrets};
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
@@ -69,6 +69,8 @@ pub struct RunArgs {
     /// No summary lines and no progress on stderr (errors still show)
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    #[command(flatten)]
+    jobs: crate::parallel::JobsFlag,
 }
 
 /// The analyser of the flags: the config (checked before any trace, as
@@ -118,10 +120,19 @@ fn shortened_stem(safe: &str, run_id: &str) -> String {
     format!("{}-{hash:016x}", safe.get(..cut).unwrap_or_default())
 }
 
+/// A run of a trace, analysed (and reviewed) on a thread of the pool,
+/// waiting for its turn to be written: runs are written in the traces'
+/// order, streamed from this thread, never held as one string.
+struct Analysed {
+    report: agentrisk::model::Report,
+    secrets: Option<RunSecrets>,
+    reviewed: Option<RunReview>,
+}
+
 pub fn run(args: &RunArgs) -> ExitCode {
     let ReportFormat::Json = args.format;
-    let analyser = match analyser_of(args) {
-        Ok(analyser) => analyser,
+    let (analyser, pool) = match analyser_of(args).and_then(|analyser| Ok((analyser, args.jobs.pool()?))) {
+        Ok(ready) => ready,
         Err(message) => {
             eprintln!("agentrisk: {message}");
             return ExitCode::from(2);
@@ -135,81 +146,91 @@ pub fn run(args: &RunArgs) -> ExitCode {
         }
     }
     let show_progress = progress::wanted(args.quiet);
-    let (mut failed, mut blocked) = (false, false);
-    let mut secrets = Vec::new();
-    for path in &args.traces {
+    // Traces analysed at once each draw their bar on their own line.
+    let bars = progress::analysis_bars();
+    let analyse = |path: &String| -> Result<Vec<Analysed>, String> {
         let analyser = analyser.clone().with_generated_at(now_isoformat());
         // The file's bytes are dropped once parsed and the trace as soon as
-        // the report stops reading it; the report is streamed out, never
-        // held as one string.
+        // the report stops reading it.
         let bar = show_progress
             .then(|| std::fs::metadata(path).ok())
             .flatten()
             .filter(|meta| meta.len() >= progress::LARGE_TRACE_BYTES)
-            .map(|_| progress::analysis_bar(path));
+            .map(|_| bars.add(progress::analysis_bar(path)));
         let observe = |p: Progress| {
             if let Some(bar) = &bar {
                 progress::show_analysis(bar, p);
             }
         };
         let outcome = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}")).and_then(|bytes| {
-            analyser
-                .analyse_runs(path, Cow::Owned(bytes), Some(&observe), Keep::ReportOnly)
-                .map(|runs| runs.into_iter().map(|analysis| analysis.report).collect::<Vec<_>>())
-                .map_err(|e| e.to_string())
+            analyser.analyse_runs(path, Cow::Owned(bytes), Some(&observe), Keep::ReportOnly).map_err(|e| e.to_string())
         });
         if let Some(bar) = &bar {
             bar.finish_and_clear();
         }
-        let reports = match outcome {
-            Ok(reports) => reports,
-            Err(message) => {
-                eprintln!("agentrisk: {message}");
-                failed = true;
-                continue;
-            }
-        };
-        for report in reports {
-            let run_secrets = analyser.review().map(|_| analyser.trace_secrets(&report));
-            let reviewed = run_secrets.as_ref().and_then(|s| analyser.reviewed(s));
-            secrets.extend(run_secrets);
-            let destination = match write_out(args, to_stdout, &report, reviewed.as_ref()) {
-                Ok(destination) => destination,
+        Ok(outcome?
+            .into_iter()
+            .map(|analysis| {
+                let report = analysis.report;
+                let secrets = analyser.review().map(|_| analyser.trace_secrets(&report));
+                let reviewed = secrets.as_ref().and_then(|s| analyser.reviewed(s));
+                Analysed { report, secrets, reviewed }
+            })
+            .collect())
+    };
+    let (mut failed, mut blocked) = (false, false);
+    let mut secrets = Vec::new();
+    // Lines on stderr are printed between the bars' redraws.
+    crate::parallel::in_order(&pool, &args.traces, analyse, |path, outcome| {
+        bars.suspend(|| {
+            let runs = match outcome {
+                Ok(runs) => runs,
                 Err(message) => {
                     eprintln!("agentrisk: {message}");
                     failed = true;
-                    continue;
+                    return;
                 }
             };
-            blocked |= reviewed.as_ref().map_or(report.blocked, |r| r.blocked);
-            if report.event_count == 0 {
-                // The reference's numbers for an empty trace are a Pass, but
-                // nothing was looked at: say so even with --quiet.
-                eprintln!("agentrisk: warning: {path}: run {}: no events: nothing was analysed", report.run_id);
-            }
-            if !args.quiet {
-                let made = report
-                    .span_source
-                    .as_ref()
-                    .map(|s| format!(" · from {} ({} mapping)", s.format.label(), s.mapping.as_str()))
-                    .unwrap_or_default();
-                eprintln!(
-                    "{path}: run {} · RI {:.4} · privacy score {} · {} · {} · {} findings{made} → {destination}",
-                    report.run_id,
-                    report.risk_index,
-                    report.privacy_score,
-                    report.verdict,
-                    if report.blocked { "blocked" } else { "not blocked" },
-                    report.findings.len(),
-                );
-                if let Some(reviewed) = &reviewed {
-                    crate::review::reviewed_lines(reviewed).iter().for_each(|line| eprintln!("{line}"));
+            for Analysed { report, secrets: run_secrets, reviewed } in runs {
+                secrets.extend(run_secrets);
+                let destination = match write_out(args, to_stdout, &report, reviewed.as_ref()) {
+                    Ok(destination) => destination,
+                    Err(message) => {
+                        eprintln!("agentrisk: {message}");
+                        failed = true;
+                        continue;
+                    }
+                };
+                blocked |= reviewed.as_ref().map_or(report.blocked, |r| r.blocked);
+                if report.event_count == 0 {
+                    // The reference's numbers for an empty trace are a Pass, but
+                    // nothing was looked at: say so even with --quiet.
+                    eprintln!("agentrisk: warning: {path}: run {}: no events: nothing was analysed", report.run_id);
                 }
-            } else if let Some(reviewed) = &reviewed {
-                crate::review::expired_warnings(path, reviewed).iter().for_each(|w| eprintln!("{w}"));
+                if !args.quiet {
+                    let made = report
+                        .span_source
+                        .as_ref()
+                        .map(|s| format!(" · from {} ({} mapping)", s.format.label(), s.mapping.as_str()))
+                        .unwrap_or_default();
+                    eprintln!(
+                        "{path}: run {} · RI {:.4} · privacy score {} · {} · {} · {} findings{made} → {destination}",
+                        report.run_id,
+                        report.risk_index,
+                        report.privacy_score,
+                        report.verdict,
+                        if report.blocked { "blocked" } else { "not blocked" },
+                        report.findings.len(),
+                    );
+                    if let Some(reviewed) = &reviewed {
+                        crate::review::reviewed_lines(reviewed).iter().for_each(|line| eprintln!("{line}"));
+                    }
+                } else if let Some(reviewed) = &reviewed {
+                    crate::review::expired_warnings(path, reviewed).iter().for_each(|w| eprintln!("{w}"));
+                }
             }
-        }
-    }
+        })
+    });
     if let Some((review, _)) = analyser.review() {
         crate::review::report_unmatched(&review.unmatched(&secrets.iter().collect::<Vec<_>>()));
     }

@@ -165,6 +165,13 @@ pub(crate) fn analyse_bytes(
     Ok(TraceAnalysis { report, block_reasons, trace })
 }
 
+/// A trace's report with the trace kept, as [`load_any`] analyses a trace.
+pub(crate) fn analyse_keeping_trace(bytes: &[u8], input: &AnalysisInput<'_>) -> Result<(Report, Trace), LoadFileError> {
+    let trace = parse(Cow::Borrowed(bytes), &|_| {})?;
+    let (report, _) = report_from_trace(&trace, input, &|_| {})?;
+    Ok((report, trace))
+}
+
 /// Reads a span export (`name` names its runs) and builds each run's
 /// report, with the report's `span_source` saying where it came from.
 pub(crate) fn analyse_span_bytes(
@@ -236,12 +243,22 @@ impl Draft {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many traces this thread has analysed: every analysis of a trace
+    /// passes through [`draft_from_trace`] once, so tests can show that a
+    /// caller (publishing) analyses each trace only once.
+    pub(crate) static TRACES_ANALYSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Everything of the report that reads the trace.
 fn draft_from_trace(
     trace: &Trace,
     input: &AnalysisInput<'_>,
     progress: &dyn Fn(Progress),
 ) -> Result<Draft, AnalysisError> {
+    #[cfg(test)]
+    TRACES_ANALYSED.with(|count| count.set(count.get() + 1));
     let config = input.config;
     let detection = detection_settings(config)?;
     let in_force = canaries_in_force(trace.metadata.as_ref(), input.canaries.map(|set| (set, "")))?;

@@ -6,10 +6,10 @@
 //! thread and reads its own peak resident memory, so every size's peak is
 //! its own. The parent prints one table row per size.
 
-#[path = "../malloc.rs"]
-mod malloc;
 #[path = "agentrisk-bench/corpus_mix.rs"]
 mod corpus_mix;
+#[path = "../malloc.rs"]
+mod malloc;
 #[path = "agentrisk-bench/synthetic.rs"]
 mod synthetic;
 
@@ -276,10 +276,7 @@ fn versus_python(args: &Args, events: usize) -> Result<String, String> {
         b = open(sys.argv[1], 'rb').read()\n\
         t = time.perf_counter(); json.loads(b); print(time.perf_counter() - t)";
     let time_loads = || {
-        let out = Command::new("python3")
-            .args(["-c", LOADS, &trace])
-            .output()
-            .map_err(|e| format!("python3: {e}"))?;
+        let out = Command::new("python3").args(["-c", LOADS, &trace]).output().map_err(|e| format!("python3: {e}"))?;
         String::from_utf8_lossy(&out.stdout)
             .trim()
             .parse::<f64>()

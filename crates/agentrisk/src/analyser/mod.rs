@@ -496,6 +496,15 @@ impl Analyser {
         pipeline::load_any(bytes, &self.input(config), progress)
     }
 
+    /// A trace's report (under the trace config) with the trace kept, and
+    /// the pipeline's own error: publishing takes both the report it
+    /// publishes and the numbers a viewer lists from this one analysis,
+    /// and records an error in the words a viewer shows.
+    pub(crate) fn analyse_trace_kept(&self, bytes: &[u8]) -> Result<(Report, crate::trace::Trace), LoadFileError> {
+        let config = self.trace_config();
+        pipeline::analyse_keeping_trace(bytes, &self.input(&config))
+    }
+
     /// A span export's runs analysed with `config` (kept, for a viewer).
     pub(crate) fn load_spans(
         &self,
@@ -586,7 +595,14 @@ impl BatchRuns {
     /// Reads one file with `analyser`'s settings; an unreadable file is
     /// kept as an error, the rest of the batch is unaffected.
     pub fn read(&mut self, analyser: &Analyser, file: BatchInput<'_>) {
-        match analyser.read_batch_file(file) {
+        self.add(analyser.read_batch_file(file));
+    }
+
+    /// Adds a file read by [`Analyser::read_batch_file`] (a shell that reads
+    /// files on several threads adds them in its files' order), or the
+    /// error that it could not be read.
+    pub fn add(&mut self, read: Result<BatchFile, ApiError>) {
+        match read {
             Ok(read) => {
                 if read.generated_at.is_some() {
                     self.scorecard_generated_at = read.generated_at;

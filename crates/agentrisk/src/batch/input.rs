@@ -206,10 +206,18 @@ pub(crate) fn load_batch_file(
 /// The facts of a loaded trace or report.
 pub(crate) fn facts_of_loaded(file: &str, folder: &str, loaded: &Loaded) -> Result<RunFacts, MetadataError> {
     match loaded {
-        Loaded::Trace { report, trace, .. } => {
-            let channels: BTreeSet<_> = crate::util::btree_set(trace.events.iter().map(|e| e.channel));
-            RunFacts::from_report(file, folder, report, Some(channels), trace.metadata.as_ref())
-        }
+        Loaded::Trace { report, trace, .. } => facts_of_trace(file, folder, report, trace),
         Loaded::Report { report, .. } => RunFacts::from_report(file, folder, report, None, report.metadata.as_ref()),
     }
+}
+
+/// The facts of a trace analysed into `report`.
+pub(crate) fn facts_of_trace(
+    file: &str,
+    folder: &str,
+    report: &Report,
+    trace: &crate::trace::Trace,
+) -> Result<RunFacts, MetadataError> {
+    let channels: BTreeSet<_> = crate::util::btree_set(trace.events.iter().map(|e| e.channel));
+    RunFacts::from_report(file, folder, report, Some(channels), trace.metadata.as_ref())
 }

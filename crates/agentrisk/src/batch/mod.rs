@@ -86,7 +86,7 @@ pub mod table;
 
 pub use facts::{LeakedSecret, MetadataError, RunFacts, RunSource};
 pub use input::{detect_kind, folder_of, BatchFile, BatchFileError, FileKind};
-pub(crate) use input::{facts_of_loaded, load_batch_file, SecretsOf};
+pub(crate) use input::{facts_of_loaded, facts_of_trace, load_batch_file, SecretsOf};
 pub use redteam::{
     parse_redteam_results, summarize_redteam, AttackRate, ChannelLeakage, Place, RedTeamError, RedTeamSummary, RunElr,
     RunResult,

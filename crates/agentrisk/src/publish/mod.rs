@@ -22,8 +22,8 @@ mod pack;
 pub use encode::{base64, base85_decode, base85_encode, deflate, sha256, sha256_hex};
 pub use pack::{pack_html, site_files, ViewerAssets, DIST_MARKER, PACK_BOOT_MARKER};
 
-use crate::analyser::{Analyser, Named, NamedConfig};
-use crate::batch::{detect_kind, FileKind, RunFacts, RunResult};
+use crate::analyser::{Analyser, Keep, NamedConfig};
+use crate::batch::{detect_kind, facts_of_trace, FileKind, RunFacts, RunResult};
 use crate::model::SpanMapping;
 use crate::review::{Date, Review, ReviewedNumbers};
 use crate::workspace::{settings_from_yaml, what_if_analyser, FileResult};
@@ -311,140 +311,278 @@ pub enum PublishError {
 
 /// Analyses every source as the viewer will and builds the publication.
 /// A source that cannot be read is listed with its error (and no data);
-/// the others are published. A report made from a trace is analysed again
+/// the others are published. A report made from a trace is read back
 /// before it is accepted (other data files are the sources just analysed),
-/// so a fresh publication always verifies.
+/// so a fresh publication always verifies. Each trace is analysed once.
 pub fn publish(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publication, PublishError> {
-    let config_error = |name: &str, problem: String| PublishError::Config { name: name.to_owned(), problem };
-    let (named, config) = match &options.config {
-        None => (None, ConfigUsed { name: None, summary: "reference defaults".to_owned(), yaml: None, what_if: None }),
-        Some((name, yaml)) => {
-            let settings = settings_from_yaml(yaml).map_err(|e| config_error(name, e.to_string()))?;
-            let named = settings.clone().map(|config| NamedConfig { name: name.clone(), config });
-            let what_if = settings.as_ref().map(crate::config::WhatIf::from_config);
-            let summary = match &what_if {
-                Some(what_if) => what_if.describe(),
-                None => "reference defaults".to_owned(),
-            };
-            (named, ConfigUsed { name: Some(name.clone()), summary, yaml: Some(yaml.clone()), what_if })
-        }
-    };
-    // The review files among the sources, combined (a file that cannot be
-    // read, or conflicts with an earlier one, is not published).
-    let mut review_errors: Vec<(usize, String)> = Vec::new();
-    let mut reviews: Vec<(&str, Review)> = Vec::new();
-    for (i, source) in sources.iter().enumerate().filter(|(_, s)| detect_kind(s.bytes) == FileKind::Review) {
-        match Review::from_json(source.bytes) {
-            Ok(review) => {
-                let mut with_it = reviews.clone();
-                with_it.push((source.name, review));
-                match Review::combined(with_it.clone()) {
-                    Ok(_) => reviews = with_it,
-                    Err((_, e)) => review_errors.push((i, e.to_string())),
-                }
-            }
-            Err(e) => review_errors.push((i, e.to_string())),
-        }
-    }
-    let review_date = Date::of_timestamp(&options.generated_at).unwrap_or_else(|| Date::from_unix_seconds(0));
-    let review_used = (!reviews.is_empty()).then(|| ReviewUsed {
-        date: review_date,
-        files: reviews.iter().map(|(name, _)| (*name).to_owned()).collect(),
-        decisions: reviews.iter().map(|(_, r)| r.decisions.len()).sum(),
-        sign_offs: reviews.iter().map(|(_, r)| r.runs.len()).sum(),
-    });
-    let review = match reviews.is_empty() {
-        true => None,
-        // Each was combined with the ones before it above.
-        false => Review::combined(reviews).ok(),
-    };
-    // The viewer's analyser: the viewer opens the publication with these
-    // settings (and the review, judged at the publication's date) and must
-    // see the same numbers.
-    let analyser = what_if_analyser(named)
-        .with_span_mapping(options.span_mapping)
-        .with_generated_at(options.generated_at.clone())
-        .with_review(review, review_date);
-    let mut files = Vec::with_capacity(sources.len());
-    let mut data = Vec::with_capacity(sources.len());
-    let mut used_paths = std::collections::BTreeSet::new();
-    let mut any_spans = false;
-    for (i, source) in sources.iter().enumerate() {
-        if let Some((_, problem)) = review_errors.iter().find(|(at, _)| *at == i) {
-            let mut entry = unpublished(source);
-            entry.error = Some(problem.clone());
-            files.push(entry);
-            data.push(None);
-            continue;
-        }
-        if detect_kind(source.bytes) == FileKind::Spans && !options.include_traces {
-            any_spans = true;
-            for (entry, bytes) in publish_span_reports(source, &analyser, &mut used_paths) {
-                files.push(entry);
-                data.push(bytes);
-            }
-            continue;
-        }
-        let (entry, bytes) = publish_one(source, options, &analyser, &mut used_paths);
-        any_spans |= entry.kind == FileKind::Spans.as_str();
-        files.push(entry);
-        data.push(bytes);
-    }
-    let manifest = Manifest {
-        format: FORMAT.to_owned(),
-        format_version: FORMAT_VERSION,
-        title: options.title.clone(),
-        generated_at: options.generated_at.clone(),
-        tool_version: options.tool_version.clone(),
-        config,
-        include_traces: options.include_traces,
-        span_mapping: any_spans.then_some(options.span_mapping),
-        review: review_used,
-        files,
-    };
-    Ok(Publication { manifest, data })
+    let publisher = Publisher::new(sources, options)?;
+    let parts = sources.iter().enumerate().map(|(index, source)| publisher.source(index, source)).collect();
+    Ok(publisher.finish(parts))
 }
 
-fn publish_one(
-    source: &Source<'_>,
-    options: &PublishOptions,
-    analyser: &Analyser,
-    used_paths: &mut std::collections::BTreeSet<String>,
-) -> (PublishedFile, Option<Vec<u8>>) {
-    let kind = detect_kind(source.bytes);
-    let mut entry = unpublished(source);
-    let fail = |mut entry: PublishedFile, problem: String| {
+/// A publication under way: the settings, the config and the review every
+/// source is published with. [`publish`] publishes the sources one after
+/// another; a caller with threads may call [`Publisher::source`] on several
+/// at once (a `Publisher` is `Sync`) and hand the parts to
+/// [`Publisher::finish`] in the sources' order, for the same publication.
+#[derive(Debug, Clone)]
+pub struct Publisher {
+    options: PublishOptions,
+    config: ConfigUsed,
+    /// The viewer's analyser: the viewer opens the publication with these
+    /// settings (and the review, judged at the publication's date) and must
+    /// see the same numbers.
+    analyser: Analyser,
+    /// Review files that could not be read or combined, by source index.
+    review_errors: Vec<(usize, String)>,
+    review_used: Option<ReviewUsed>,
+}
+
+/// One source published: its entries (a span export published as reports
+/// has one per conversation) with their data, whose paths [`Publisher::finish`]
+/// picks in the sources' order.
+#[derive(Debug, Clone)]
+pub struct Part(Vec<PartEntry>);
+
+#[derive(Debug, Clone)]
+struct PartEntry {
+    /// Its `data` is set by [`Publisher::finish`].
+    entry: PublishedFile,
+    data: Option<PendingData>,
+}
+
+/// A data file before its path is picked (paths are unique across the
+/// publication, numbered in the sources' order).
+#[derive(Debug, Clone)]
+struct PendingData {
+    file_name: String,
+    kind: String,
+    sha256: String,
+    bytes: Vec<u8>,
+}
+
+impl Part {
+    /// Why its entries could not be published (none when all were).
+    pub fn errors(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().filter_map(|part| part.entry.error.as_deref())
+    }
+
+    fn failed(mut entry: PublishedFile, problem: String) -> Part {
         entry.error = Some(problem);
-        (entry, None)
-    };
-    if kind == FileKind::CanarySet {
-        return fail(entry, "a canary set is not a run, and its values are the secrets: not published".to_owned());
+        Part(vec![PartEntry { entry, data: None }])
     }
-    let analyze = |bytes: &[u8]| analyser.analyse_file(bytes, source.name, source.folder, &|_| {});
-    let result = analyze(source.bytes);
-    if let FileResult::Error { message } = &result {
-        return fail(entry, message.clone());
-    }
-    entry.numbers = Numbers::of(&result);
-    let (bytes, data_kind, file_name) = if kind == FileKind::Trace && !options.include_traces {
-        let bytes = match trace_as_report(source, analyser) {
-            Ok(bytes) => bytes,
-            Err(problem) => return fail(entry, problem),
+}
+
+impl Publisher {
+    /// The config checked and the review files among `sources` combined (a
+    /// review file that cannot be read, or conflicts with an earlier one,
+    /// is not published); an unusable config publishes nothing.
+    pub fn new(sources: &[Source<'_>], options: &PublishOptions) -> Result<Publisher, PublishError> {
+        let config_error = |name: &str, problem: String| PublishError::Config { name: name.to_owned(), problem };
+        let (named, config) = match &options.config {
+            None => {
+                (None, ConfigUsed { name: None, summary: "reference defaults".to_owned(), yaml: None, what_if: None })
+            }
+            Some((name, yaml)) => {
+                let settings = settings_from_yaml(yaml).map_err(|e| config_error(name, e.to_string()))?;
+                let named = settings.clone().map(|config| NamedConfig { name: name.clone(), config });
+                let what_if = settings.as_ref().map(crate::config::WhatIf::from_config);
+                let summary = match &what_if {
+                    Some(what_if) => what_if.describe(),
+                    None => "reference defaults".to_owned(),
+                };
+                (named, ConfigUsed { name: Some(name.clone()), summary, yaml: Some(yaml.clone()), what_if })
+            }
         };
-        // The viewer reads the report, not the trace: it must give the
-        // same numbers (a failure here is a bug, never shipped as "modified").
-        if let Some(difference) = Numbers::of(&analyze(&bytes)).difference(&entry.numbers) {
-            return fail(entry, format!("its published report does not give its numbers back ({difference})"));
+        let mut review_errors: Vec<(usize, String)> = Vec::new();
+        let mut reviews: Vec<(&str, Review)> = Vec::new();
+        for (i, source) in sources.iter().enumerate().filter(|(_, s)| detect_kind(s.bytes) == FileKind::Review) {
+            match Review::from_json(source.bytes) {
+                Ok(review) => {
+                    let mut with_it = reviews.clone();
+                    with_it.push((source.name, review));
+                    match Review::combined(with_it.clone()) {
+                        Ok(_) => reviews = with_it,
+                        Err((_, e)) => review_errors.push((i, e.to_string())),
+                    }
+                }
+                Err(e) => review_errors.push((i, e.to_string())),
+            }
         }
-        (bytes, "report", format!("{}.report.json", stem(source.name)))
-    } else {
-        // Published as it is: the viewer reads what was just analysed.
-        (source.bytes.to_vec(), kind.as_str(), source.name.to_owned())
-    };
-    let path = data_path(&file_name, used_paths);
-    entry.data =
-        Some(DataFile { path, kind: data_kind.to_owned(), size: bytes.len() as u64, sha256: sha256_hex(&bytes) });
-    (entry, Some(bytes))
+        let review_date = Date::of_timestamp(&options.generated_at).unwrap_or_else(|| Date::from_unix_seconds(0));
+        let review_used = (!reviews.is_empty()).then(|| ReviewUsed {
+            date: review_date,
+            files: reviews.iter().map(|(name, _)| (*name).to_owned()).collect(),
+            decisions: reviews.iter().map(|(_, r)| r.decisions.len()).sum(),
+            sign_offs: reviews.iter().map(|(_, r)| r.runs.len()).sum(),
+        });
+        let review = match reviews.is_empty() {
+            true => None,
+            // Each was combined with the ones before it above.
+            false => Review::combined(reviews).ok(),
+        };
+        let analyser = what_if_analyser(named)
+            .with_span_mapping(options.span_mapping)
+            .with_generated_at(options.generated_at.clone())
+            .with_review(review, review_date);
+        Ok(Publisher { options: options.clone(), config, analyser, review_errors, review_used })
+    }
+
+    /// The source at `index` of the sources given to [`Publisher::new`],
+    /// analysed and published.
+    pub fn source(&self, index: usize, source: &Source<'_>) -> Part {
+        if let Some((_, problem)) = self.review_errors.iter().find(|(at, _)| *at == index) {
+            return Part::failed(unpublished(source), problem.clone());
+        }
+        let kind = detect_kind(source.bytes);
+        match kind {
+            FileKind::Spans if !self.options.include_traces => self.span_reports(source),
+            FileKind::CanarySet => Part::failed(
+                unpublished(source),
+                "a canary set is not a run, and its values are the secrets: not published".to_owned(),
+            ),
+            FileKind::Trace if !self.options.include_traces => self.trace_as_report(source),
+            _ => self.as_it_is(source, kind),
+        }
+    }
+
+    /// The publication of the sources' parts, given in the sources' order.
+    pub fn finish(self, parts: Vec<Part>) -> Publication {
+        let mut files = Vec::with_capacity(parts.len());
+        let mut data = Vec::with_capacity(parts.len());
+        let mut used_paths = std::collections::BTreeSet::new();
+        for PartEntry { mut entry, data: pending } in parts.into_iter().flat_map(|part| part.0) {
+            data.push(pending.map(|pending| {
+                entry.data = Some(DataFile {
+                    path: data_path(&pending.file_name, &mut used_paths),
+                    kind: pending.kind,
+                    size: pending.bytes.len() as u64,
+                    sha256: pending.sha256,
+                });
+                pending.bytes
+            }));
+            files.push(entry);
+        }
+        let any_spans = files.iter().any(|f| f.kind == FileKind::Spans.as_str());
+        let manifest = Manifest {
+            format: FORMAT.to_owned(),
+            format_version: FORMAT_VERSION,
+            title: self.options.title,
+            generated_at: self.options.generated_at,
+            tool_version: self.options.tool_version,
+            config: self.config,
+            include_traces: self.options.include_traces,
+            span_mapping: any_spans.then_some(self.options.span_mapping),
+            review: self.review_used,
+            files,
+        };
+        Publication { manifest, data }
+    }
+
+    /// A source published as it is: the viewer reads what was just analysed.
+    fn as_it_is(&self, source: &Source<'_>, kind: FileKind) -> Part {
+        let mut entry = unpublished(source);
+        let result = self.analyser.analyse_file(source.bytes, source.name, source.folder, &|_| {});
+        if let FileResult::Error { message } = &result {
+            return Part::failed(entry, message.clone());
+        }
+        entry.numbers = Numbers::of(&result);
+        let data = PendingData {
+            file_name: source.name.to_owned(),
+            kind: kind.as_str().to_owned(),
+            sha256: sha256_hex(source.bytes),
+            bytes: source.bytes.to_vec(),
+        };
+        Part(vec![PartEntry { entry, data: Some(data) }])
+    }
+
+    /// A trace published as its report: its numbers, as a viewer lists the
+    /// trace, and the report come from one analysis; the viewer reads the
+    /// report, which must give the same numbers back (a failure here is a
+    /// bug, never shipped as "modified").
+    fn trace_as_report(&self, source: &Source<'_>) -> Part {
+        let mut entry = unpublished(source);
+        let (report, trace) = match self.analyser.analyse_trace_kept(source.bytes) {
+            Ok(analysed) => analysed,
+            Err(e) => return Part::failed(entry, e.to_string()),
+        };
+        let mut facts = match facts_of_trace(source.name, source.folder, &report, &trace) {
+            Ok(facts) => facts,
+            Err(e) => return Part::failed(entry, e.to_string()),
+        };
+        drop(trace);
+        facts.reviewed = self.analyser.reviewed(&self.analyser.trace_secrets(&report)).map(|r| r.numbers());
+        entry.numbers = Numbers { runs: vec![RunNumbers::of(&facts)], redteam: Vec::new() };
+        let bytes = match report_bytes(source, report) {
+            Ok(bytes) => bytes,
+            Err(problem) => return Part::failed(entry, problem),
+        };
+        let read_back = self.analyser.analyse_file(&bytes, source.name, source.folder, &|_| {});
+        if let Some(difference) = Numbers::of(&read_back).difference(&entry.numbers) {
+            return Part::failed(entry, format!("its published report does not give its numbers back ({difference})"));
+        }
+        let data = PendingData {
+            file_name: format!("{}.report.json", stem(source.name)),
+            kind: "report".to_owned(),
+            sha256: sha256_hex(&bytes),
+            bytes,
+        };
+        Part(vec![PartEntry { entry, data: Some(data) }])
+    }
+
+    /// A span export published without its spans: an entry per run (named
+    /// `<file>#<conversation>` when it holds several), each with its run's
+    /// report as data, checked as a trace's report is.
+    fn span_reports(&self, source: &Source<'_>) -> Part {
+        let entry = |name: String| PublishedFile {
+            name,
+            folder: source.folder.to_owned(),
+            kind: FileKind::Spans.as_str().to_owned(),
+            size: source.bytes.len() as u64,
+            sha256: sha256_hex(source.bytes),
+            data: None,
+            numbers: Numbers::default(),
+            error: None,
+        };
+        let analysed = self.analyser.analyse_runs(source.name, source.bytes.into(), None, Keep::ReportOnly);
+        let runs = match analysed {
+            Ok(runs) => runs,
+            Err(e) => return Part::failed(entry(source.name.to_owned()), e.problem),
+        };
+        let entries = runs
+            .into_iter()
+            .map(|run| {
+                let conversation = run.report.span_source.as_ref().and_then(|s| s.conversation.clone());
+                let mut published = entry(match &conversation {
+                    Some(key) => format!("{}#{key}", source.name),
+                    None => source.name.to_owned(),
+                });
+                let bytes = match serde_json::to_vec(&run.report) {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        published.error = Some(e.to_string());
+                        return PartEntry { entry: published, data: None };
+                    }
+                };
+                let result = self.analyser.analyse_file(&bytes, &published.name, source.folder, &|_| {});
+                let numbers = Numbers::of(&result);
+                if let FileResult::Error { message } = &result {
+                    published.error = Some(format!("its published report cannot be read back: {message}"));
+                    return PartEntry { entry: published, data: None };
+                }
+                published.numbers = numbers;
+                let stem = crate::spans::safe_file_stem(&run.report.run_id);
+                let data = PendingData {
+                    file_name: format!("{stem}.report.json"),
+                    kind: "report".to_owned(),
+                    sha256: sha256_hex(&bytes),
+                    bytes,
+                };
+                PartEntry { entry: published, data: Some(data) }
+            })
+            .collect();
+        Part(entries)
+    }
 }
 
 /// A source's entry before it is published: no data, no numbers.
@@ -461,72 +599,10 @@ fn unpublished(source: &Source<'_>) -> PublishedFile {
     }
 }
 
-/// A span export published without its spans: an entry per run (named
-/// `<file>#<conversation>` when it holds several), each with its run's
-/// report as data, checked as a trace's report is.
-fn publish_span_reports(
-    source: &Source<'_>,
-    analyser: &Analyser,
-    used_paths: &mut std::collections::BTreeSet<String>,
-) -> Vec<(PublishedFile, Option<Vec<u8>>)> {
-    let entry = |name: String| PublishedFile {
-        name,
-        folder: source.folder.to_owned(),
-        kind: FileKind::Spans.as_str().to_owned(),
-        size: source.bytes.len() as u64,
-        sha256: sha256_hex(source.bytes),
-        data: None,
-        numbers: Numbers::default(),
-        error: None,
-    };
-    let runs = match analyser.analyse_runs(source.name, source.bytes.into(), None, crate::analyser::Keep::ReportOnly) {
-        Ok(runs) => runs,
-        Err(e) => {
-            let mut failed = entry(source.name.to_owned());
-            failed.error = Some(e.problem);
-            return vec![(failed, None)];
-        }
-    };
-    runs.into_iter()
-        .map(|run| {
-            let conversation = run.report.span_source.as_ref().and_then(|s| s.conversation.clone());
-            let mut published = entry(match &conversation {
-                Some(key) => format!("{}#{key}", source.name),
-                None => source.name.to_owned(),
-            });
-            let bytes = match serde_json::to_vec(&run.report) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    published.error = Some(e.to_string());
-                    return (published, None);
-                }
-            };
-            let result = analyser.analyse_file(&bytes, &published.name, source.folder, &|_| {});
-            let numbers = Numbers::of(&result);
-            if let FileResult::Error { message } = &result {
-                published.error = Some(format!("its published report cannot be read back: {message}"));
-                return (published, None);
-            }
-            published.numbers = numbers;
-            let stem = crate::spans::safe_file_stem(&run.report.run_id);
-            let path = data_path(&format!("{stem}.report.json"), used_paths);
-            published.data = Some(DataFile {
-                path,
-                kind: "report".to_owned(),
-                size: bytes.len() as u64,
-                sha256: sha256_hex(&bytes),
-            });
-            (published, Some(bytes))
-        })
-        .collect()
-}
-
 /// The report `agentrisk run` writes for a trace, with the trace's
 /// `metadata` (its red-team fields) but never its canaries, which are
 /// secret values.
-fn trace_as_report(source: &Source<'_>, analyser: &Analyser) -> Result<Vec<u8>, String> {
-    let mut report =
-        analyser.trace_report(Named { name: source.name, bytes: source.bytes }).map_err(|e| e.problem.clone())?;
+fn report_bytes(source: &Source<'_>, mut report: crate::model::Report) -> Result<Vec<u8>, String> {
     report.metadata = serde_json::from_slice::<serde_json::Value>(source.bytes)
         .ok()
         .and_then(|trace| match trace.get("metadata") {
@@ -645,6 +721,49 @@ mod tests {
         assert!(!is_data_path("data/../x"));
         assert!(!is_data_path("https://example.com/x"));
         assert!(!is_data_path("data/"));
+    }
+
+    /// Publishing analyses each trace once: a trace published as its
+    /// report (its numbers and its report come from one analysis), a trace
+    /// published as itself, and each conversation of a span export.
+    #[test]
+    fn each_trace_is_analysed_once() {
+        let sources = [
+            Source {
+                name: "healthcare_trace.json",
+                folder: "",
+                bytes: include_bytes!("../../../../www/samples/traces/healthcare_trace.json"),
+            },
+            Source {
+                name: "finance_clean_trace.json",
+                folder: "",
+                bytes: include_bytes!("../../../../www/samples/traces/finance_clean_trace.json"),
+            },
+            Source {
+                name: "lc_two_sessions.otlp.json",
+                folder: "",
+                bytes: include_bytes!("../../../../tests/fixtures/spans/lc_two_sessions.otlp.json"),
+            },
+        ];
+        for include_traces in [false, true] {
+            let options = PublishOptions {
+                title: "runs".to_owned(),
+                generated_at: "2026-12-07T10:00:00.000000".to_owned(),
+                tool_version: "0.1.0".to_owned(),
+                config: None,
+                include_traces,
+                span_mapping: SpanMapping::default(),
+            };
+            let analysed = || crate::pipeline::TRACES_ANALYSED.with(std::cell::Cell::get);
+            let before = analysed();
+            let publication = publish(&sources, &options).unwrap();
+            assert_eq!(analysed() - before, 4, "two traces and two conversations, include_traces {include_traces}");
+            assert_eq!(publication.errors().count(), 0);
+            // Published as reports, the span export is a file per conversation.
+            let files = if include_traces { 3 } else { 4 };
+            assert_eq!(publication.manifest.files.len(), files);
+            assert!(publication.manifest.files.iter().all(|f| !f.numbers.runs.is_empty()));
+        }
     }
 
     #[test]
