@@ -5,7 +5,7 @@
 //! fancy-regex runs such a pattern in its VM, which tries the body's
 //! alternatives one by one at every candidate start (the names' thousand
 //! literals at every capitalised word). The same matches come from the
-//! `regex` crate's automata:
+//! automata of `regex-automata`:
 //!
 //! * the lookahead becomes one more consumed character: `BODY(?!R)` matches
 //!   at a start exactly where `BODY(?:[^R]|\z)` does, and leftmost-first
@@ -92,7 +92,7 @@ fn class_text(class: &ClassUnicode) -> String {
 }
 
 /// A pattern of the form `(?<!L)BODY(?!R)` (either edge optional, either
-/// look-around positive or negative), compiled for the `regex` crate.
+/// look-around positive or negative), compiled for `regex-automata`.
 #[derive(Debug, Clone)]
 pub(super) struct Edged {
     behind: Option<Look>,
@@ -101,7 +101,7 @@ pub(super) struct Edged {
     regex: Regex,
     /// Index of the lookahead's group in `regex`.
     ahead: Option<usize>,
-    /// Whether `BODY` holds a word boundary (the `regex` crate's automata
+    /// Whether `BODY` holds a word boundary (the automata of `regex-automata`
     /// know Unicode word boundaries on ASCII text only).
     bounded: bool,
 }
@@ -129,7 +129,7 @@ impl Edged {
             return None;
         }
         // The body must be a plain pattern: no look-around, no back
-        // reference (the `regex` crate refuses both), and no bare flag group
+        // reference (the automata refuse both), and no bare flag group
         // (its flags would reach the lookahead's class in the original).
         regex_syntax::parse(body).ok()?;
         if has_bare_flags(body) {

@@ -12,13 +12,13 @@
 //!
 //! A second speed-up: look-arounds force fancy-regex's backtracking VM, so a
 //! relaxed copy of the pattern without them (a superset of its matches, run
-//! by the `regex` crate's automata) finds where a match can start at all.
+//! by the automata of `regex-automata`, the engine under fancy-regex) finds where a match can start at all.
 
 use super::edge::Edged;
-use regex_automata::meta::Regex as Automata;
-use regex_automata::{Input, PatternID, PatternSet};
 use crate::pyunicode::tables::{ALNUM, SPACE};
 use fancy_regex::Regex;
+use regex_automata::meta::Regex as Automata;
+use regex_automata::{Input, PatternID, PatternSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
@@ -144,7 +144,7 @@ fn relaxed(native_pattern: &str) -> String {
 }
 
 /// A relaxed pattern without its word-boundary assertions (`\b`, `\B`):
-/// a superset again. The `regex` crate's fast engines know Unicode word
+/// a superset again. The automata's fast engines know Unicode word
 /// boundaries only on ASCII text; on any other text a pattern with one
 /// falls back to its slowest engine (the PikeVM), several times slower.
 /// Screens and gates of non-ASCII texts use this form.
@@ -547,7 +547,7 @@ impl Prefilter {
             let mut forms: Vec<String> = Vec::new();
             let mut ids: Vec<usize> = Vec::new();
             for re in group {
-                // Only forms the `regex` crate accepts can be screened (a
+                // Only forms the automata accept can be screened (a
                 // pattern with a gate has had its form compiled already).
                 // Parsing says so without compiling every form a second
                 // time (a fifth of the start-up); a form that parses but
