@@ -558,7 +558,7 @@ impl Prefilter {
                     ids.push(re.id);
                 }
             }
-            let Ok(set) = set_of(&forms) else { continue };
+            let Some(set) = set_of(&forms) else { continue };
             for (i, id) in ids.into_iter().enumerate() {
                 if slot_of.len() <= id {
                     slot_of.resize(id + 1, None);
@@ -589,7 +589,7 @@ impl Prefilter {
     /// texts (the one with boundaries if that did not compile).
     fn set(&self, group: usize, ascii: bool) -> &Automata {
         if !ascii {
-            if let Some(set) = self.unicode_sets[group].get_or_init(|| set_of(&self.unicode_forms[group]).ok()) {
+            if let Some(set) = self.unicode_sets[group].get_or_init(|| set_of(&self.unicode_forms[group])) {
                 return set;
             }
         }
@@ -597,14 +597,16 @@ impl Prefilter {
     }
 }
 
-/// One automaton of many patterns (a set: it says which of them match).
-fn set_of(forms: &[String]) -> Result<Automata, regex_automata::meta::BuildError> {
+/// One automaton of many patterns (a set: it says which of them match);
+/// `None` when it does not build (its size limits), which leaves the group
+/// unscreened.
+fn set_of(forms: &[String]) -> Option<Automata> {
     let config = Automata::config()
         .match_kind(regex_automata::MatchKind::All)
         .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
         .nfa_size_limit(Some(64 << 20))
         .hybrid_cache_capacity(8 << 20);
-    Automata::builder().configure(config).build_many(forms)
+    Automata::builder().configure(config).build_many(forms).ok()
 }
 
 impl<'t> Screen<'_, 't> {
