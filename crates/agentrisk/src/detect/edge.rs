@@ -129,10 +129,11 @@ impl Edged {
             return None;
         }
         // The body must be a plain pattern: no look-around, no back
-        // reference (the automata refuse both), and no bare flag group
-        // (its flags would reach the lookahead's class in the original).
+        // reference (the automata refuse both), no bare flag group (its
+        // flags would reach the lookahead's class in the original), and no
+        // top-level `|` (in `(?<!x)a|b` the look-around binds to `a` only).
         regex_syntax::parse(body).ok()?;
-        if has_bare_flags(body) {
+        if has_bare_flags(body) || has_top_level_bar(body) {
             return None;
         }
         let consumed = ahead.as_ref().map(Look::consumed).unwrap_or_default();
@@ -204,6 +205,25 @@ fn last_group_start(pattern: &str) -> Option<usize> {
         i += 1;
     }
     (last_end == Some(b.len())).then_some(last?)
+}
+
+/// Whether `pattern` has a `|` outside every group and class.
+fn has_top_level_bar(pattern: &str) -> bool {
+    let b = pattern.as_bytes();
+    let (mut i, mut in_class, mut depth) = (0, false, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'(' if !in_class => depth += 1,
+            b')' if !in_class => depth = depth.saturating_sub(1),
+            b'|' if !in_class && depth == 0 => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Whether `pattern` holds a flag group without a body, like `(?i)`.
