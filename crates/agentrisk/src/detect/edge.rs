@@ -17,6 +17,7 @@
 //!   start it rejects sends the search on from the next character, as the
 //!   VM would go on.
 
+use super::pyregex::{group_len, pieces};
 use regex_automata::meta::Regex;
 use regex_automata::{Input, PatternID};
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
@@ -113,7 +114,7 @@ impl Edged {
         let mut body = pattern;
         let mut behind = None;
         if body.starts_with("(?<") {
-            let len = super::pyregex::group_len(body);
+            let len = group_len(body);
             behind = Some(Look::parse(&body[..len])?);
             body = &body[len..];
         }
@@ -180,48 +181,37 @@ impl Edged {
 /// Where the last top-level group of `pattern` starts, if the pattern ends
 /// with that group's closing parenthesis.
 fn last_group_start(pattern: &str) -> Option<usize> {
-    let b = pattern.as_bytes();
-    let (mut i, mut in_class, mut depth, mut last) = (0, false, 0usize, None);
-    let mut last_end = None;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'[' if !in_class => in_class = true,
-            b']' if in_class => in_class = false,
-            b'(' if !in_class => {
+    let (mut depth, mut last, mut last_end) = (0usize, None, None);
+    for (at, text, in_class) in pieces(pattern) {
+        match text {
+            "(" if !in_class => {
                 if depth == 0 {
-                    last = Some(i);
+                    last = Some(at);
                 }
                 depth += 1;
             }
-            b')' if !in_class => {
+            ")" if !in_class => {
                 depth = depth.checked_sub(1)?;
                 if depth == 0 {
-                    last_end = Some(i + 1);
+                    last_end = Some(at + 1);
                 }
             }
             _ => {}
         }
-        i += 1;
     }
-    (last_end == Some(b.len())).then_some(last?)
+    (last_end == Some(pattern.len())).then_some(last?)
 }
 
 /// Whether `pattern` has a `|` outside every group and class.
 fn has_top_level_bar(pattern: &str) -> bool {
-    let b = pattern.as_bytes();
-    let (mut i, mut in_class, mut depth) = (0, false, 0usize);
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'[' if !in_class => in_class = true,
-            b']' if in_class => in_class = false,
-            b'(' if !in_class => depth += 1,
-            b')' if !in_class => depth = depth.saturating_sub(1),
-            b'|' if !in_class && depth == 0 => return true,
+    let mut depth = 0usize;
+    for (_, text, in_class) in pieces(pattern) {
+        match text {
+            "(" if !in_class => depth += 1,
+            ")" if !in_class => depth = depth.saturating_sub(1),
+            "|" if !in_class && depth == 0 => return true,
             _ => {}
         }
-        i += 1;
     }
     false
 }
@@ -229,21 +219,11 @@ fn has_top_level_bar(pattern: &str) -> bool {
 /// Whether `pattern` holds a flag group without a body, like `(?i)`.
 fn has_bare_flags(pattern: &str) -> bool {
     let b = pattern.as_bytes();
-    let (mut i, mut in_class) = (0, false);
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'[' if !in_class => in_class = true,
-            b']' if in_class => in_class = false,
-            b'(' if !in_class && b.get(i + 1) == Some(&b'?') => {
-                let flags = b[i + 2..].iter().take_while(|c| c.is_ascii_alphabetic() || **c == b'-').count();
-                if flags > 0 && b.get(i + 2 + flags) == Some(&b')') {
-                    return true;
-                }
-            }
-            _ => {}
+    pieces(pattern).any(|(at, text, in_class)| {
+        if in_class || text != "(" || b.get(at + 1) != Some(&b'?') {
+            return false;
         }
-        i += 1;
-    }
-    false
+        let flags = b[at + 2..].iter().take_while(|c| c.is_ascii_alphabetic() || **c == b'-').count();
+        flags > 0 && b.get(at + 2 + flags) == Some(&b')')
+    })
 }

@@ -100,45 +100,59 @@ fn rewrite(pattern: &str, python_classes: bool) -> String {
     out
 }
 
+/// A pattern's text in pieces, as the rewrites and checks here read it:
+/// `(offset, text, in_class)`. A piece is an escape (`\` and the character
+/// after it), the opening of a class (`[`, or `[]` / `[^]`, whose `]` is a
+/// literal), or one character; `in_class` is true for a class's opening,
+/// its members and its closing `]`. So an unescaped `(`, `)` or `|` outside
+/// every class is a piece `"("`, `")"` or `"|"` with `in_class` false.
+pub(super) fn pieces(pattern: &str) -> impl Iterator<Item = (usize, &str, bool)> {
+    let (mut i, mut in_class) = (0, false);
+    std::iter::from_fn(move || {
+        let rest = pattern.get(i..).filter(|rest| !rest.is_empty())?;
+        let one = rest.chars().next().map_or(1, char::len_utf8);
+        let (len, class) = match rest.as_bytes()[0] {
+            b'\\' => (1 + rest[1..].chars().next().map_or(0, char::len_utf8), in_class),
+            b'[' if !in_class => {
+                in_class = true;
+                (
+                    if rest.starts_with("[^]") {
+                        3
+                    } else if rest.starts_with("[]") {
+                        2
+                    } else {
+                        1
+                    },
+                    true,
+                )
+            }
+            b']' if in_class => {
+                in_class = false;
+                (one, true)
+            }
+            _ => (one, in_class),
+        };
+        let piece = (i, &rest[..len], class);
+        i += len;
+        Some(piece)
+    })
+}
+
 /// The pattern with every look-around group removed: it matches wherever
 /// the pattern matches (and more), and needs no backtracking engine.
 fn relaxed(native_pattern: &str) -> String {
-    let b = native_pattern.as_bytes();
     let mut out = String::with_capacity(native_pattern.len());
-    let mut i = 0;
-    let mut in_class = false;
-    while i < b.len() {
-        let rest = &native_pattern[i..];
-        if b[i] == b'\\' {
-            let len = 1 + rest[1..].chars().next().map_or(0, char::len_utf8);
-            out.push_str(&rest[..len]);
-            i += len;
+    let mut skip_to = 0;
+    for (at, text, in_class) in pieces(native_pattern) {
+        if at < skip_to {
             continue;
         }
-        if in_class {
-            if b[i] == b']' {
-                in_class = false;
-            }
-        } else if b[i] == b'[' {
-            in_class = true;
-            // `[]` and `[^]` start with a literal `]`.
-            let skip = if rest.starts_with("[^]") {
-                3
-            } else if rest.starts_with("[]") {
-                2
-            } else {
-                1
-            };
-            out.push_str(&rest[..skip]);
-            i += skip;
-            continue;
-        } else if ["(?=", "(?!", "(?<=", "(?<!"].iter().any(|p| rest.starts_with(p)) {
-            i += group_len(&native_pattern[i..]);
+        let rest = &native_pattern[at..];
+        if !in_class && ["(?=", "(?!", "(?<=", "(?<!"].iter().any(|p| rest.starts_with(p)) {
+            skip_to = at + group_len(rest);
             continue;
         }
-        let len = rest.chars().next().map_or(1, char::len_utf8);
-        out.push_str(&rest[..len]);
-        i += len;
+        out.push_str(text);
     }
     out
 }
@@ -149,65 +163,28 @@ fn relaxed(native_pattern: &str) -> String {
 /// falls back to its slowest engine (the PikeVM), several times slower.
 /// Screens and gates of non-ASCII texts use this form.
 fn unbounded(relaxed_pattern: &str) -> String {
-    let b = relaxed_pattern.as_bytes();
-    let mut out = String::with_capacity(relaxed_pattern.len());
-    let (mut i, mut in_class) = (0, false);
-    while i < b.len() {
-        let rest = &relaxed_pattern[i..];
-        let len = rest.chars().next().map_or(1, char::len_utf8);
-        match b[i] {
-            b'\\' => {
-                let escape = 1 + rest[1..].chars().next().map_or(0, char::len_utf8);
-                if in_class || !matches!(b.get(i + 1), Some(b'b' | b'B')) {
-                    out.push_str(&rest[..escape]);
-                }
-                i += escape;
-                continue;
-            }
-            b'[' if !in_class => {
-                in_class = true;
-                // `[]` and `[^]` start with a literal `]`.
-                let skip = if rest.starts_with("[^]") {
-                    3
-                } else if rest.starts_with("[]") {
-                    2
-                } else {
-                    1
-                };
-                out.push_str(&rest[..skip]);
-                i += skip;
-                continue;
-            }
-            b']' if in_class => in_class = false,
-            _ => {}
-        }
-        out.push_str(&rest[..len]);
-        i += len;
-    }
-    out
+    pieces(relaxed_pattern)
+        .filter(|&(_, text, in_class)| in_class || !matches!(text, "\\b" | "\\B"))
+        .map(|(_, text, _)| text)
+        .collect()
 }
 
 /// Byte length of the parenthesised group at the start of `s`.
 pub(super) fn group_len(s: &str) -> usize {
-    let b = s.as_bytes();
-    let (mut depth, mut i, mut in_class) = (0usize, 0usize, false);
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'[' if !in_class => in_class = true,
-            b']' if in_class => in_class = false,
-            b'(' if !in_class => depth += 1,
-            b')' if !in_class => {
-                depth -= 1;
+    let mut depth = 0usize;
+    for (at, text, in_class) in pieces(s) {
+        match text {
+            "(" if !in_class => depth += 1,
+            ")" if !in_class => {
+                depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return i + 1;
+                    return at + 1;
                 }
             }
             _ => {}
         }
-        i += 1;
     }
-    b.len()
+    s.len()
 }
 
 /// The characters on which Python's and Rust's `\w`, `\s` or `\d` disagree,
@@ -681,6 +658,27 @@ mod tests {
         // ² is alphanumeric to Python, so no boundary between it and `ab`.
         assert!(!is_match(r"\bab\b", "²ab"));
         assert!(needs_python_classes("x²") && needs_python_classes("a\u{1C}") && !needs_python_classes("plain é text"));
+    }
+
+    #[test]
+    fn pieces_mark_escapes_and_classes() {
+        let found: Vec<_> = pieces(r"a\(é[]x(](|)").collect();
+        assert_eq!(
+            found,
+            vec![
+                (0, "a", false),
+                (1, r"\(", false),
+                (3, "é", false),
+                (5, "[]", true),
+                (7, "x", true),
+                (8, "(", true),
+                (9, "]", true),
+                (10, "(", false),
+                (11, "|", false),
+                (12, ")", false),
+            ]
+        );
+        assert_eq!(group_len("(a[)](b))c"), 9);
     }
 
     #[test]
