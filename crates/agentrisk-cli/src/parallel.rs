@@ -3,8 +3,10 @@
 //! and take the results back in the files' order, so what they print and
 //! write is the same, byte for byte, whatever the number of threads.
 //!
-//! The core stays single-threaded: its calls on one file are `Sync`, and
-//! this shell decides how many run at once.
+//! The core's calls on one file are `Sync`, and this shell decides how
+//! many run at once. Inside one trace the core reads the events on the
+//! threads of the pool its call runs on (`agentrisk::util::map_in_order`),
+//! so `--jobs` bounds those threads too.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
