@@ -163,23 +163,25 @@ test("a worker that dies or panics is replaced: the file it had fails, every oth
   await waitForRows(page, 2);
   const first = await loadedRows(page);
   assert.equal(first.length, 2);
-  // The one live analysis worker: a replaced one stays listed until its
-  // close event, so wait until only one is left.
-  const analysisWorker = async () => {
-    for (let tries = 0; tries < 200; tries++) {
+  // The one live analysis worker, other than `old`: a replaced one stays
+  // listed until its close event, and the page may not have seen the crash
+  // yet when the check runs, so wait until only a new one is left.
+  const analysisWorker = async (old = null) => {
+    for (let tries = 0; tries < 400; tries++) {
       const live = page.workers().filter((w) => w.url().includes("worker"));
-      if (live.length === 1) return live[0];
+      if (live.length === 1 && live[0] !== old) return live[0];
       await page.waitForTimeout(50);
     }
-    throw new Error("no single analysis worker");
+    throw new Error(old ? "no new analysis worker replaced the dead one" : "no single analysis worker");
   };
 
   // An uncaught error kills the worker: nothing was in flight, so nothing fails.
   const dead = await analysisWorker();
   await dead.evaluate(() => setTimeout(() => { throw new Error("simulated crash"); }, 0));
+  const replacement = await analysisWorker(dead);
+  assert.notEqual(replacement, dead, "a new worker runs");
   await page.waitForFunction(() => document.querySelector("#dropzone")?.dataset.worker === "ready"
     && document.querySelectorAll("tr.run-row").length === 2, null, { timeout: 30_000 });
-  assert.notEqual(await analysisWorker(), dead, "a new worker runs");
   assert.deepEqual(await loadedRows(page), first, "the loaded files keep their results");
 
   // A panic report names the file being analysed: that file fails, the rest stay.
