@@ -395,11 +395,13 @@ fn holds_marker(trace: &Trace, canaries: Option<&Canaries>) -> bool {
         || trace.events.iter().any(event_has)
 }
 
-/// Compiles every built-in detector's patterns now (they are compiled on
-/// first use otherwise), by analysing a small trace that exercises them.
-/// A viewer calls this while it waits for its first file. Returns the
-/// detectors that found something (all six, unless a pattern broke).
+/// Compiles every built-in detector's patterns now, with the forms kept for
+/// non-ASCII texts (they are compiled on first use otherwise), then analyses
+/// a small trace that exercises them. A viewer calls this while it waits for
+/// its first file. Returns the detectors that found something (all six,
+/// unless a pattern broke).
 pub fn warm_up() -> Vec<String> {
+    crate::detect::compile_all();
     const TRACE: &[u8] = br#"{"events": [
         {"channel": "tool_call", "content": {"email": "ana.lima@example.org", "ssn": "123-45-6789",
          "card": "4111 1111 1111 1111", "iban": "DE44500105175407324931", "api_key": "sk-proj-abcdefghijklmnopqrstuv",

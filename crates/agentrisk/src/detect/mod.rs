@@ -115,6 +115,24 @@ impl<'t> ScreenedText<'t> {
     }
 }
 
+/// Compiles every built-in pattern and every form of it that is otherwise
+/// compiled on first need (for non-ASCII texts, say), and the screen: what a
+/// long-lived process (the page's worker) does once, before its first file.
+pub(crate) fn compile_all() {
+    let patterns = [
+        pii::text_patterns(),
+        secrets::text_patterns(),
+        healthcare::text_patterns(),
+        finance::text_patterns(),
+        hr::text_patterns(),
+        keyname::text_patterns(),
+    ];
+    for re in patterns.iter().flatten() {
+        re.compile_lazy_forms();
+    }
+    prefilter().compile_lazy_forms();
+}
+
 /// The screen over every pattern the built-in detectors run on whole texts.
 fn prefilter() -> &'static pyregex::Prefilter {
     static P: OnceLock<pyregex::Prefilter> = OnceLock::new();

@@ -396,11 +396,7 @@ impl PyRegex {
     where
         't: 'r,
     {
-        let edged = if python_classes {
-            self.exact_edged.get_or_init(|| Edged::new(&translate(&self.pattern))).as_ref()
-        } else {
-            self.edged.as_ref()
-        };
+        let edged = if python_classes { self.exact_edged() } else { self.edged.as_ref() };
         if let Some(edged) = edged.filter(|e| e.fast_on(text)) {
             let mut pos = 0;
             return Box::new(std::iter::from_fn(move || {
@@ -410,7 +406,7 @@ impl PyRegex {
             }));
         }
         if python_classes {
-            return match self.exact_gate.get_or_init(|| exact_gate(&self.pattern)) {
+            return match self.exact_gate() {
                 // The Python-class form compiles slowly (its classes are
                 // large): only once a gate lets a text through.
                 Some(gate) => gated(gate, move || self.exact(), text),
@@ -424,15 +420,35 @@ impl PyRegex {
                 self.native.captures_iter(text).map_while(Result::ok).map(move |c| Captures::of_fancy(text, &c)),
             );
         };
-        let gate = if text.is_ascii() {
-            ascii_gate
-        } else {
-            match self.unicode_gate.get_or_init(|| Automata::new(&unbounded(&self.relaxed)).ok()) {
-                Some(gate) => gate,
-                None => ascii_gate,
-            }
-        };
+        let gate = if text.is_ascii() { ascii_gate } else { self.unicode_gate().unwrap_or(ascii_gate) };
         gated(gate, move || &self.native, text)
+    }
+
+    /// The gate for non-ASCII texts, compiled on first need.
+    fn unicode_gate(&self) -> Option<&Automata> {
+        self.unicode_gate.get_or_init(|| Automata::new(&unbounded(&self.relaxed)).ok()).as_ref()
+    }
+
+    /// The Python-class form's edged form, compiled on first need.
+    fn exact_edged(&self) -> Option<&Edged> {
+        self.exact_edged.get_or_init(|| Edged::new(&translate(&self.pattern))).as_ref()
+    }
+
+    /// The Python-class form's gate, compiled on first need.
+    fn exact_gate(&self) -> Option<&Automata> {
+        self.exact_gate.get_or_init(|| exact_gate(&self.pattern)).as_ref()
+    }
+
+    /// Compiles now every form otherwise compiled on first need (a page
+    /// worker does this while it waits for its first file, so that a
+    /// non-ASCII text does not pay for it then). Results do not change.
+    pub(crate) fn compile_lazy_forms(&self) {
+        if self.gate.is_some() {
+            self.unicode_gate();
+        }
+        self.exact_edged();
+        self.exact_gate();
+        self.exact();
     }
 
     /// The Python-class form, compiled on first need.
@@ -562,6 +578,13 @@ impl Prefilter {
         }
     }
 
+    /// Compiles now the sets otherwise compiled for the first non-ASCII text.
+    pub(crate) fn compile_lazy_forms(&self) {
+        for group in 0..self.sets.len() {
+            self.set(group, false);
+        }
+    }
+
     /// Group `group`'s set for a text: the boundary-free one for non-ASCII
     /// texts (the one with boundaries if that did not compile).
     fn set(&self, group: usize, ascii: bool) -> &Automata {
@@ -641,6 +664,23 @@ mod tests {
 
     fn is_match(p: &str, t: &str) -> bool {
         compile(p).unwrap().is_match(t)
+    }
+
+    #[test]
+    fn compiling_the_lazy_forms_ahead_fills_them_and_changes_no_match() {
+        let re = compile(r"(?<!\d)\b\w+ \d{3}\b").unwrap();
+        let texts = ["Zoë 123 and x²y 456", "a 123", "Straße 1234 9 876"];
+        let lazily: Vec<_> = texts.iter().map(|t| re.spans(t)).collect();
+        let ahead = compile(r"(?<!\d)\b\w+ \d{3}\b").unwrap();
+        assert!(ahead.exact.get().is_none() && ahead.unicode_gate.get().is_none());
+        ahead.compile_lazy_forms();
+        assert!(ahead.exact.get().is_some());
+        assert!(ahead.unicode_gate.get().is_some_and(Option::is_some));
+        assert!(ahead.exact_gate.get().is_some_and(Option::is_some));
+        assert!(ahead.exact_edged.get().is_some());
+        assert_eq!(texts.iter().map(|t| ahead.spans(t)).collect::<Vec<_>>(), lazily);
+        // Python: ë and ² are word characters (bytes 0..8 and 13..21).
+        assert_eq!(lazily[0], vec![vec![Some((0, 8))], vec![Some((13, 21))]]);
     }
 
     #[test]
