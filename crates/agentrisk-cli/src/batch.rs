@@ -268,6 +268,7 @@ fn read_files(analyser: &Analyser, pool: &ThreadPool, files: &[Found], quiet: bo
         }
         read
     };
+    crate::parallel::prepare(pool, files.len());
     crate::parallel::in_order(pool, files, read, |_, read| batch.add(read));
     if let Some(bar) = bar {
         bar.finish_and_clear();

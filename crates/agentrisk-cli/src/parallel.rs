@@ -40,6 +40,18 @@ pub fn pool(threads: Option<NonZeroUsize>) -> Result<ThreadPool, String> {
     builder.build().map_err(|e| format!("cannot start the threads: {e}"))
 }
 
+/// Readies the process for `files` files on `pool`, when there are several:
+/// the core's detector patterns are compiled on the pool's threads at once
+/// (otherwise the first trace's thread compiles them all while the other
+/// threads' traces wait), and the allocator keeps freed pages for a while
+/// (`malloc::many_files`).
+pub fn prepare(pool: &ThreadPool, files: usize) {
+    if files > 1 {
+        pool.install(agentrisk::analyser::compile_patterns);
+        crate::malloc::many_files();
+    }
+}
+
 /// Files in flight per thread (being read, analysed, or done and waiting
 /// for the ones before them): enough that one slow file does not hold the
 /// others' threads idle, few enough that memory stays that of a few files

@@ -298,6 +298,7 @@ fn published(
     let indexed: Vec<(usize, Source<'_>)> = sources.iter().copied().enumerate().collect();
     let mut parts = Vec::with_capacity(indexed.len());
     let publish = |(index, source): &(usize, Source<'_>)| publisher.source(*index, source);
+    crate::parallel::prepare(&pool, indexed.len());
     crate::parallel::in_order(&pool, &indexed, publish, |_, part| parts.push(part));
     // A part per source, in order; name each failure by the path given.
     for ((file, _, _), part) in read.iter().zip(parts.iter().skip(reviews.len())) {

@@ -181,6 +181,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let (mut failed, mut blocked) = (false, false);
     let mut secrets = Vec::new();
     // Lines on stderr are printed between the bars' redraws.
+    crate::parallel::prepare(&pool, args.traces.len());
     crate::parallel::in_order(&pool, &args.traces, analyse, |path, outcome| {
         bars.suspend(|| {
             let runs = match outcome {

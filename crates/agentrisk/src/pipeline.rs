@@ -395,6 +395,14 @@ fn holds_marker(trace: &Trace, canaries: Option<&Canaries>) -> bool {
         || trace.events.iter().any(event_has)
 }
 
+/// Compiles the built-in detectors' patterns now, several at once where the
+/// build has threads (they are compiled on first use otherwise, by one
+/// thread while the others wait). A caller about to analyse many traces on
+/// a pool calls this on the pool first.
+pub fn compile_patterns() {
+    crate::detect::compile_patterns();
+}
+
 /// Compiles every built-in detector's patterns now, with the forms kept for
 /// non-ASCII texts (they are compiled on first use otherwise), then analyses
 /// a small trace that exercises them. A viewer calls this while it waits for

@@ -90,6 +90,9 @@ fn main() -> ExitCode {
     // `threads`, the results taken in the files' order.
     let analyse_on = |threads: usize| -> Result<(f64, Vec<RunFacts>), String> {
         let pool = parallel::pool(NonZeroUsize::new(threads))?;
+        // As `agentrisk batch` readies itself (the patterns are already
+        // compiled: only the allocator's setting remains to be made).
+        parallel::prepare(&pool, runs);
         let started = Instant::now();
         let mut facts = Vec::with_capacity(runs);
         let mut errors = Vec::new();

@@ -47,7 +47,9 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-pub use crate::pipeline::{warm_up, AnalysisError, Keep, LoadFileError, Progress, Stage, TraceAnalysis};
+pub use crate::pipeline::{
+    compile_patterns, warm_up, AnalysisError, Keep, LoadFileError, Progress, Stage, TraceAnalysis,
+};
 
 /// An input a user can get wrong, named: the file, where in it, and what
 /// is wrong. `Display` is `file: where: what`, the CLI's words after its

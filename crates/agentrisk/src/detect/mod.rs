@@ -133,6 +133,23 @@ pub(crate) fn compile_all() {
     prefilter().compile_lazy_forms();
 }
 
+/// Compiles the built-in detectors' patterns and the screen now, the
+/// families side by side on the threads the build allows
+/// ([`crate::util::map_in_order`]), instead of on the first text's thread
+/// while the others wait for it.
+pub(crate) fn compile_patterns() {
+    let families: [fn() -> Vec<&'static pyregex::PyRegex>; 6] = [
+        pii::text_patterns,
+        secrets::text_patterns,
+        healthcare::text_patterns,
+        finance::text_patterns,
+        hr::text_patterns,
+        keyname::text_patterns,
+    ];
+    crate::util::map_in_order(&families, |_, family| family().len());
+    prefilter();
+}
+
 /// The screen over every pattern the built-in detectors run on whole texts.
 fn prefilter() -> &'static pyregex::Prefilter {
     static P: OnceLock<pyregex::Prefilter> = OnceLock::new();

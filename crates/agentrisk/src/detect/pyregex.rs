@@ -534,8 +534,7 @@ pub struct Screen<'p, 't> {
 impl Prefilter {
     pub fn new(groups: &[Vec<&PyRegex>]) -> Prefilter {
         let mut slot_of: Vec<Option<(u32, u32)>> = Vec::new();
-        let mut sets = Vec::new();
-        let mut unicode_forms = Vec::new();
+        let mut screened: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
         for group in groups {
             let mut forms: Vec<String> = Vec::new();
             let mut ids: Vec<usize> = Vec::new();
@@ -551,7 +550,15 @@ impl Prefilter {
                     ids.push(re.id);
                 }
             }
-            let Some(set) = set_of(&forms) else { continue };
+            screened.push((forms, ids));
+        }
+        // Each group's set compiles on a thread of its own where the build
+        // has threads.
+        let built = crate::util::map_in_order(&screened, |_, (forms, _)| set_of(forms));
+        let mut sets = Vec::new();
+        let mut unicode_forms = Vec::new();
+        for ((forms, ids), set) in screened.into_iter().zip(built) {
+            let Some(set) = set else { continue };
             for (i, id) in ids.into_iter().enumerate() {
                 if slot_of.len() <= id {
                     slot_of.resize(id + 1, None);
