@@ -423,7 +423,7 @@ pub fn warm_up() -> Vec<String> {
         generated_at: String::new(),
         span_mapping: Default::default(),
     };
-    let mut detectors: Vec<String> = match load_any(TRACE, &input, &|_| {}) {
+    let mut detectors: Vec<String> = match load_any(TRACE, false, &input, &|_| {}) {
         Ok(Loaded::Trace { report, .. }) => report.findings.iter().map(|f| f.detector.to_string()).collect(),
         _ => Vec::new(),
     };
@@ -510,17 +510,18 @@ pub enum LoadFileError {
     Spans(#[from] crate::spans::SpanError),
 }
 
-/// Loads a report or a trace, told apart by content: a JSON object whose
-/// `report` key is `"agentleak"` is a report; anything else is read as a
-/// trace (so a trace's own errors are what the user sees for other JSON).
-/// `progress` hears how far a trace's analysis has come (a report is read
-/// at once and reports nothing).
+/// Loads a report (`report`: [`crate::batch::detect_kind`] said so, a JSON
+/// object whose `report` member is `"agentleak"`) or else a trace (so a
+/// trace's own errors are what the user sees for other JSON). `progress`
+/// hears how far a trace's analysis has come (a report is read at once and
+/// reports nothing).
 pub(crate) fn load_any(
     bytes: &[u8],
+    report: bool,
     input: &AnalysisInput<'_>,
     progress: &dyn Fn(Progress),
 ) -> Result<Loaded, LoadFileError> {
-    if looks_like_report(bytes) {
+    if report {
         let report = crate::report::load_report(bytes)?;
         // A report file does not say which gate it was made with.
         let rescore = crate::report::rescore_report_with_gate(
@@ -535,13 +536,15 @@ pub(crate) fn load_any(
     Ok(Loaded::Trace { report: Box::new(report), trace: Box::new(trace), block_reasons })
 }
 
-/// A cheap look at the top level: `"report": "agentleak"` among the first
-/// keys (reports write it first). Deciding costs no full parse.
+/// A cheap look at the top level: `"report": "agentleak"` first (reports
+/// write it first), or anywhere among the top-level members of a report
+/// re-saved with its keys sorted. Deciding costs no full parse.
 pub(crate) fn looks_like_report(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     compact.trim_start_matches('\u{FEFF}').starts_with("{\"report\":\"agentleak\"")
+        || crate::util::has_top_level(bytes, "report", "agentleak")
 }
 
 #[cfg(test)]
@@ -578,7 +581,7 @@ mod tests {
             generated_at: String::new(),
             span_mapping: Default::default(),
         };
-        let loaded = load_any(doc.as_bytes(), &input, &|p| seen.borrow_mut().push(p)).unwrap();
+        let loaded = load_any(doc.as_bytes(), false, &input, &|p| seen.borrow_mut().push(p)).unwrap();
         let seen = seen.into_inner();
         let stages: Vec<Stage> = seen.iter().map(|p| p.stage).collect();
         for stage in [Stage::Parsing, Stage::Detecting, Stage::Linking, Stage::Reporting] {

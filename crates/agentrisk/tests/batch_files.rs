@@ -253,3 +253,38 @@ fn a_leaky_and_a_clean_run_compare_secret_by_secret() {
     assert_eq!(s.unchanged_leaks, Some(expected.len() as u64));
     assert!(same.regressions.is_empty());
 }
+
+/// `json` re-saved with every object's keys sorted, as `jq -S` or Python's
+/// `json.dump(..., sort_keys=True)` do (serde_json's maps are sorted).
+fn sorted_keys(json: &[u8]) -> Vec<u8> {
+    serde_json::to_vec_pretty(&serde_json::from_slice::<serde_json::Value>(json).unwrap()).unwrap()
+}
+
+#[test]
+fn a_scorecard_review_file_or_report_re_saved_with_sorted_keys_keeps_its_kind_and_numbers() {
+    // A report: `report` is no longer its first key.
+    let report = bytes("ex_hr_trace", "report.default.json");
+    let sorted = sorted_keys(&report);
+    assert!(!sorted.starts_with(b"{\n  \"report\""));
+    assert_eq!(detect_kind(&sorted), FileKind::Report);
+    assert_eq!(one_run("report.json", &sorted), one_run("report.json", &report));
+
+    // A scorecard: `analysis_config` now comes before `format`.
+    let runs = vec![one_run("hr.json", &bytes("ex_hr_trace", "trace.json"))];
+    let card = Scorecard::new(runs.clone(), Vec::new(), IntervalMethod::default(), None).to_json();
+    let sorted = sorted_keys(card.as_bytes());
+    assert!(sorted.starts_with(b"{\n  \"analysis_config\""));
+    assert_eq!(detect_kind(&sorted), FileKind::Scorecard);
+    assert_eq!(load("card.json", &sorted).unwrap().runs, runs);
+
+    // A review file: its `decisions` come before `format`.
+    let review = br#"{"format": "agentrisk-review", "version": 1, "decisions": [], "runs": []}"#;
+    let sorted = sorted_keys(review);
+    assert!(sorted.starts_with(b"{\n  \"decisions\""));
+    assert_eq!(detect_kind(&sorted), FileKind::Review);
+
+    // A trace that merely holds the markers' words in its content stays a trace.
+    let trace =
+        br#"{"events": [{"channel": "log", "content": {"report": "agentleak", "format": "agentrisk-scorecard"}}]}"#;
+    assert_eq!(detect_kind(trace), FileKind::Trace);
+}

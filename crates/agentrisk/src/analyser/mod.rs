@@ -487,15 +487,16 @@ impl Analyser {
         rescore_report_with_gate(report, &scoring, gate)
     }
 
-    /// A trace or a report, told apart by content, loaded with `config`
-    /// (for a trace) and the analyser's canaries.
+    /// A report (`report`, as `batch::detect_kind` tells) or else a trace,
+    /// loaded with `config` (for a trace) and the analyser's canaries.
     pub(crate) fn load(
         &self,
         bytes: &[u8],
+        report: bool,
         config: &AnalysisConfig,
         progress: &dyn Fn(Progress),
     ) -> Result<Loaded, LoadFileError> {
-        pipeline::load_any(bytes, &self.input(config), progress)
+        pipeline::load_any(bytes, report, &self.input(config), progress)
     }
 
     /// A trace's report (under the trace config) with the trace kept, and

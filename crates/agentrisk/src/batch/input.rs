@@ -188,7 +188,7 @@ pub(crate) fn load_batch_file(
             }
         }
         FileKind::Trace | FileKind::Report => {
-            let loaded = load_any(bytes, input, &|_| {})?;
+            let loaded = load_any(bytes, kind == FileKind::Report, input, &|_| {})?;
             out.kind = match loaded {
                 Loaded::Trace { .. } => FileKind::Trace,
                 Loaded::Report { .. } => FileKind::Report,

@@ -480,11 +480,12 @@ impl Analyser {
         // The values mask the event text, then leave the report, so the caller
         // gets exactly the report the config gives.
         let unredacted = AnalysisConfig { redact_values: false, ..config.clone() };
-        let (loaded, raw) = match self.load(bytes, &unredacted, progress) {
+        let report = kind == FileKind::Report;
+        let (loaded, raw) = match self.load(bytes, report, &unredacted, progress) {
             // Raw values can hold text (a lone surrogate) that their redacted
             // form hides, which only the run with raw values refuses.
             Err(LoadFileError::Analysis(AnalysisError::LoneSurrogate(_))) => {
-                (self.load(bytes, &config, progress), false)
+                (self.load(bytes, report, &config, progress), false)
             }
             other => (other, kind == FileKind::Trace),
         };
