@@ -1,20 +1,25 @@
 //! One member of a JSON document's top-level object, found without parsing
 //! the document: the other members' values are skipped over, bracket by
-//! bracket. What recognises a file by a marker member (`"format"`,
+//! bracket, up to a trace's events. What recognises a file by a marker member (`"format"`,
 //! `"report"`) when a tool has re-saved it with its keys sorted, which
 //! moves the marker away from the start.
 
+/// A top-level member that ends the search: a trace's list of events, most
+/// of a trace's bytes, which no marked file (report, scorecard, review
+/// file) has. A trace is then told in the time it takes to skip the
+/// members before its events, not to read them all.
+const TRACE_EVENTS: &[u8] = b"events";
+
 /// Whether the JSON object in `bytes` has the top-level member `"key":
-/// "value"`: a fast search for the quoted value (which most other files
-/// fail at once), then [`top_level_str`].
+/// "value"` before any member named `events` ([`top_level_str`]).
 pub fn has_top_level(bytes: &[u8], key: &str, value: &str) -> bool {
-    let quoted = format!("\"{value}\"");
-    memchr::memmem::find(bytes, quoted.as_bytes()).is_some() && top_level_str(bytes, key) == Some(value.as_bytes())
+    top_level_str(bytes, key) == Some(value.as_bytes())
 }
 
 /// The text of the top-level member `key` of the JSON object in `bytes`
 /// when that member is a string without escapes; `None` when `bytes` is
-/// not an object, has no such member, or stops being JSON before it.
+/// not an object, has no such member before one named `events`, or stops
+/// being JSON before it.
 pub fn top_level_str<'a>(bytes: &'a [u8], key: &str) -> Option<&'a [u8]> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut at = skip_space(bytes, 0);
@@ -29,6 +34,9 @@ pub fn top_level_str<'a>(bytes: &'a [u8], key: &str) -> Option<&'a [u8]> {
         }
         let name_end = string_end(bytes, at)?;
         let name = &bytes[at + 1..name_end - 1];
+        if name == TRACE_EVENTS {
+            return None;
+        }
         at = skip_space(bytes, name_end);
         if bytes.get(at) != Some(&b':') {
             return None;
@@ -123,6 +131,9 @@ mod tests {
     #[test]
     fn tells_a_marked_object_by_its_member_not_by_the_text() {
         assert!(has_top_level(br#"{"a": 1, "report": "agentleak"}"#, "report", "agentleak"));
+        // The search ends at a trace's events, unread.
+        assert!(!has_top_level(br#"{"events": [], "report": "agentleak"}"#, "report", "agentleak"));
+        assert!(!has_top_level(br#"{"a": 1, "events": [{"x": 1"#, "report", "agentleak"));
         assert!(!has_top_level(br#"{"a": "agentleak", "report": "other"}"#, "report", "agentleak"));
         assert!(!has_top_level(br#"{"a": {"report": "agentleak"}}"#, "report", "agentleak"));
     }
