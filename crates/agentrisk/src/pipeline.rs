@@ -536,15 +536,11 @@ pub(crate) fn load_any(
     Ok(Loaded::Trace { report: Box::new(report), trace: Box::new(trace), block_reasons })
 }
 
-/// A cheap look at the top level: `"report": "agentleak"` first (reports
-/// write it first), or anywhere among the top-level members of a report
-/// re-saved with its keys sorted. Deciding costs no full parse.
+/// A cheap look at the top level: the member `"report": "agentleak"`
+/// (reports write it first; a report re-saved with sorted keys has it
+/// further in). Deciding costs no full parse.
 pub(crate) fn looks_like_report(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(4096)];
-    let text = String::from_utf8_lossy(head);
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.trim_start_matches('\u{FEFF}').starts_with("{\"report\":\"agentleak\"")
-        || crate::util::has_top_level(bytes, "report", "agentleak")
+    crate::util::has_top_level(bytes, "report", "agentleak")
 }
 
 #[cfg(test)]

@@ -154,11 +154,7 @@ pub enum ScorecardError {
 /// [`SCORECARD_FORMAT`] (written first, so a look at the head decides; or
 /// anywhere among the top-level members, for a file re-saved with sorted keys).
 pub fn looks_like_scorecard(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(512)];
-    let compact: String = String::from_utf8_lossy(head).chars().filter(|c| !c.is_whitespace()).collect();
-    compact.trim_start_matches('\u{FEFF}').starts_with(&format!("{{\"format\":\"{SCORECARD_FORMAT}\""))
-        // Re-saved with its keys sorted: the marker further in.
-        || crate::util::has_top_level(bytes, "format", SCORECARD_FORMAT)
+    crate::util::has_top_level(bytes, "format", SCORECARD_FORMAT)
 }
 
 /// Reads a scorecard's rows.

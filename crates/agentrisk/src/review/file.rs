@@ -30,11 +30,7 @@ fn refuse(place: impl Into<String>, problem: impl Into<String>) -> ReviewError {
 /// decides; or anywhere among the top-level members, for a file re-saved
 /// with sorted keys).
 pub fn looks_like_review(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(512)];
-    let compact: String = String::from_utf8_lossy(head).chars().filter(|c| !c.is_whitespace()).collect();
-    compact.trim_start_matches('\u{FEFF}').starts_with(&format!("{{\"format\":\"{REVIEW_FORMAT}\""))
-        // Re-saved with its keys sorted: the marker further in.
-        || crate::util::has_top_level(bytes, "format", REVIEW_FORMAT)
+    crate::util::has_top_level(bytes, "format", REVIEW_FORMAT)
 }
 
 /// The whole file, as written: format and version first.
