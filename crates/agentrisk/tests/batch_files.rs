@@ -202,7 +202,7 @@ fn bad_scorecards_name_the_problem() {
     );
     let bad_row = br#"{"format": "agentrisk-scorecard", "version": 1, "runs": [{"file": "a.json"}]}"#;
     let message = read_scorecard(bad_row).unwrap_err().to_string();
-    assert!(message.starts_with("scorecard at runs[0]: missing field"), "{message}");
+    assert_eq!(message, "scorecard at line 1, column 75: missing field `source`");
     let truncated = br#"{"format": "agentrisk-scorecard", "version": 1, "runs": ["#;
     assert!(read_scorecard(truncated).unwrap_err().to_string().starts_with("invalid JSON at line 1"));
 }
