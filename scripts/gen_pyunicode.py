@@ -61,9 +61,19 @@ for cp in range(MAX):
     f = c.casefold()
     if f != c:
         fold.append((cp, f))
-body = "".join(
-    f"    ('\\u{{{cp:X}}}', \"" + "".join(f"\\u{{{ord(x):X}}}" for x in f) + "\"),\n" for cp, f in fold
+# Most folds are one character: kept as the offset from the character,
+# which compresses far better in the viewer's wasm than a string per fold.
+single = [(cp, ord(f) - cp) for cp, f in fold if len(f) == 1]
+long = [(cp, f) for cp, f in fold if len(f) > 1]
+body = "".join(f"    ('\\u{{{cp:X}}}', {d}),\n" for cp, d in single)
+lines.append(
+    "/// Full case folding (str.casefold) of every character it folds to one\n"
+    "/// character, sorted: the character and the folded one's code point offset.\n"
+    f"pub static CASEFOLD: &[(char, i32)] = &[\n{body}];\n"
 )
-lines.append(f"/// Full case folding (str.casefold) of every character it changes, sorted.\npub static CASEFOLD: &[(char, &str)] = &[\n{body}];\n")
+body = "".join(
+    f"    ('\\u{{{cp:X}}}', \"" + "".join(f"\\u{{{ord(x):X}}}" for x in f) + "\"),\n" for cp, f in long
+)
+lines.append(f"/// The characters it folds to several, sorted.\npub static CASEFOLD_LONG: &[(char, &str)] = &[\n{body}];\n")
 open("crates/agentrisk/src/pyunicode/tables.rs", "w").write("".join(lines))
 print(f"alnum/space/printable/decimal/casefold tables written ({len(fold)} folds)")

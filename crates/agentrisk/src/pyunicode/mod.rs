@@ -80,13 +80,23 @@ pub fn casefold(s: &str) -> String {
         if c.is_ascii() {
             out.push(c.to_ascii_lowercase());
         } else {
-            match tables::CASEFOLD.binary_search_by(|&(k, _)| k.cmp(&c)) {
-                Ok(i) => out.push_str(tables::CASEFOLD[i].1),
-                Err(_) => out.push(c),
-            }
+            out.push_str(fold(c, &mut [0; 4]));
         }
     }
     out
+}
+
+/// One character's full case folding, written into `buf` when it is one character.
+fn fold(c: char, buf: &mut [u8; 4]) -> &str {
+    if let Ok(i) = tables::CASEFOLD.binary_search_by(|&(k, _)| k.cmp(&c)) {
+        let folded = (c as u32).checked_add_signed(tables::CASEFOLD[i].1).and_then(char::from_u32);
+        // The generator writes only offsets to characters.
+        return folded.unwrap_or(c).encode_utf8(buf);
+    }
+    match tables::CASEFOLD_LONG.binary_search_by(|&(k, _)| k.cmp(&c)) {
+        Ok(i) => tables::CASEFOLD_LONG[i].1,
+        Err(_) => c.encode_utf8(buf),
+    }
 }
 
 /// The canonical form of a value (spec 2.7): strip, collapse every run of
@@ -131,6 +141,8 @@ mod tests {
     #[test]
     fn casefold_and_canonical_forms() {
         assert_eq!(casefold("Straße ﬁle İ"), "strasse file i\u{307}");
+        // Offsets both ways (Cherokee small letters fold to the capitals).
+        assert_eq!(casefold("ΣΑΣ Ꭰꭰ µſ"), "σασ \u{13A0}\u{13A0} μs");
         assert_eq!(canonical("  Jean\t\u{1C} TREMBLAY \n"), "jean tremblay");
         assert_eq!(canonical(""), "");
         assert_eq!(strip("\u{1F} x \u{A0}"), "x");
