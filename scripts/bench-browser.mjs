@@ -7,6 +7,7 @@
 // whether the browser shows the same numbers.
 //
 //   node scripts/bench-browser.mjs FILE.json...
+//   DIST=other/dist node scripts/bench-browser.mjs FILE.json   (another build)
 //
 // `bash scripts/bench-browser.sh` builds everything, generates the 1, 21
 // and 100 MB traces and runs this.
@@ -48,7 +49,7 @@ function cliReport(file) {
   return record;
 }
 
-const site = await serve(join(root, "dist"));
+const site = await serve(process.env.DIST ?? join(root, "dist"));
 const context = await launchChromium("agentrisk-bench-", ["--enable-precise-memory-info"]);
 
 const mb = (bytes) => (bytes / 1e6).toFixed(1);

@@ -16,8 +16,8 @@ step "trunk build --release, wasm names kept"
 # page's paths from its folder: a copy beside index.html, removed after.
 page=index.profile.html
 trap 'rm -f "$page"' EXIT
-sed 's|data-wasm-opt="z" />|data-wasm-opt="z" data-wasm-opt-params="-g" />|' index.html > "$page"
-grep -q 'data-wasm-opt-params="-g"' "$page" || { echo "index.html's rust link changed; update this script" >&2; exit 1; }
+sed 's|data-wasm-opt-params="|data-wasm-opt-params="-g |' index.html > "$page"
+grep -q 'data-wasm-opt-params="-g ' "$page" || { echo "index.html's rust link changed; update this script" >&2; exit 1; }
 trunk build --release --offline --dist target/profile-dist "$page"
 
 step "profile the worker"

@@ -2,7 +2,7 @@
 # Prints the size of the viewer's wasm in dist/ (raw and gzip -9; the page
 # and its worker run the same binary), and the time to an interactive empty page
 # served locally (median of 5 runs in headless Chromium); exits 1 when the
-# gzipped total exceeds 1.23 MB (1.2 MB until the span exports and the diff; issue 34 brings it back). Uses the dist/ already built unless --build
+# gzipped total exceeds 1.2 MB. Uses the dist/ already built unless --build
 # is given first, which runs `trunk build --release --offline` before.
 # Every other argument goes to scripts/size.mjs (--runs N, --mbps N,
 # --budget BYTES, --no-time, --dist DIR).

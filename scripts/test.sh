@@ -49,7 +49,7 @@ step "agentrisk site and pack with the viewer inside (clippy, tests/cli_publish.
 cargo clippy --offline -p agentrisk-cli --features viewer --all-targets -- -D warnings
 cargo test --offline -p agentrisk-cli --features viewer --test cli_publish
 
-step "download size: the viewer's wasm (page and worker) within 1.23 MB gzipped (scripts/size.mjs)"
+step "download size: the viewer's wasm (page and worker) within 1.2 MB gzipped (scripts/size.mjs)"
 node scripts/size.mjs --no-time
 
 step "end-to-end tests (Playwright + Chromium) against dist/"
