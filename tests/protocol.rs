@@ -5,7 +5,7 @@
 
 use agentrisk::analyser::Analyser;
 use agentrisk::model::SpanMapping;
-use agentrisk::workspace::{FileResult, FINDING_LIMIT};
+use agentrisk::workspace::{listed_compliance, FileResult, FINDING_LIMIT};
 use agentrisk_viewer::protocol::{
     join_result, split_result, FromWorker, PackRequest, ResultPart, ReviewEdit, Source, ToWorker, PART_BYTES,
 };
@@ -18,10 +18,12 @@ fn analyze(bytes: &[u8], name: &str, folder: &str, generated_at: String) -> File
     Analyser::new().with_generated_at(&generated_at).analyse_file(bytes, name, folder, &|_| {})
 }
 
-/// `result` as the page gets it: each part and then the rest posted as
-/// JSON text, read back, and put together as the bridge does. Returns it
-/// with the length of each part's message and of the `Done` message.
-fn through_the_bridge(result: &FileResult) -> (FileResult, Vec<(&'static str, usize)>, usize) {
+/// `result` as the page shows it: each part and then the rest posted as
+/// JSON text, read back, put together as the bridge does, and each run's
+/// compliance section left out computed again as the run view does.
+/// Returns it with the length of each part's message and of the `Done`
+/// message, and how many sections were computed again.
+fn through_the_bridge(result: &FileResult) -> (FileResult, Vec<(&'static str, usize)>, usize, usize) {
     let mut rest = result.clone();
     let mut parts = Vec::new();
     let mut sizes = Vec::new();
@@ -45,7 +47,17 @@ fn through_the_bridge(result: &FileResult) -> (FileResult, Vec<(&'static str, us
         panic!("not done")
     };
     join_result(&mut joined, parts);
-    (joined, sizes, text.len())
+    let traces = match &mut joined {
+        FileResult::Trace(trace) => vec![&mut **trace],
+        FileResult::Spans(spans) => spans.runs.iter_mut().collect(),
+        _ => Vec::new(),
+    };
+    let mut computed = 0;
+    for trace in traces.into_iter().filter(|trace| trace.report.compliance.is_none()) {
+        trace.report.compliance = listed_compliance(trace);
+        computed += 1;
+    }
+    (joined, sizes, text.len(), computed)
 }
 
 #[test]
@@ -58,8 +70,10 @@ fn a_large_result_reaches_the_page_in_short_parts_and_whole() {
         .collect();
     let bytes = serde_json::to_vec(&serde_json::json!({"run_id": "many", "events": events})).unwrap();
     let result = analyze(&bytes, "many.json", "", CLOCK.to_owned());
-    let (joined, sizes, done) = through_the_bridge(&result);
+    let (joined, sizes, done, computed) = through_the_bridge(&result);
     assert_eq!(joined, result);
+    // Its compliance section counts findings the report does not list: sent.
+    assert_eq!(computed, 0);
     let count = |kind| sizes.iter().filter(|(k, _)| *k == kind).count();
     let total: usize = sizes.iter().map(|(_, len)| len).sum();
     assert!(total > 8 * PART_BYTES, "{total} bytes in parts");
@@ -77,10 +91,10 @@ fn a_large_result_reaches_the_page_in_short_parts_and_whole() {
     let result = analyze(&report, "file.json", "", CLOCK.to_owned());
     let FileResult::Report(loaded) = &result else { panic!("not a report") };
     assert!(!loaded.report.findings.is_empty());
-    let (joined, sizes, _) = through_the_bridge(&result);
+    let (joined, sizes, _, computed) = through_the_bridge(&result);
     assert_eq!(
-        (joined, sizes.iter().map(|(kind, _)| *kind).collect::<Vec<_>>()),
-        (result, vec!["secret_groups", "findings", "leak_paths"])
+        (joined, sizes.iter().map(|(kind, _)| *kind).collect::<Vec<_>>(), computed),
+        (result, vec!["secret_groups", "findings", "leak_paths"], 0)
     );
     let mut failed = analyze(b"[]", "file.json", "", CLOCK.to_owned());
     assert!(matches!(failed, FileResult::Error { .. }) && split_result(&mut failed).is_empty());
@@ -98,8 +112,8 @@ fn a_span_exports_runs_cross_in_parts_named_by_run() {
     let FileResult::Spans(runs) = &result else { panic!("not spans: {result:?}") };
     assert_eq!(runs.runs.len(), 2);
     assert!(runs.runs.iter().all(|run| !run.events.is_empty() && run.events.iter().all(|e| e.span.is_some())));
-    let (joined, _, _) = through_the_bridge(&result);
-    assert_eq!(joined, result);
+    let (joined, _, _, computed) = through_the_bridge(&result);
+    assert_eq!((joined, computed), (result.clone(), 2));
 
     let mut rest = result.clone();
     let parts = split_result(&mut rest);
@@ -119,6 +133,22 @@ fn a_span_exports_runs_cross_in_parts_named_by_run() {
     let before = one.clone();
     join_result(&mut one, vec![(1, ResultPart::Events(joined_events(&result, 1)))]);
     assert_eq!(one, before);
+}
+
+/// A small trace's compliance section, most of its result, is not sent: the
+/// page computes the same section again when the run is opened.
+#[test]
+fn a_small_traces_compliance_section_is_computed_by_the_page() {
+    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/traces/healthcare_trace.json"))
+        .unwrap();
+    let result = analyze(&bytes, "healthcare_trace.json", "", CLOCK.to_owned());
+    let FileResult::Trace(trace) = &result else { panic!("not a trace") };
+    let whole = serde_json::to_string(&trace.report.compliance).unwrap().len();
+    assert!(whole > 15_000, "the section is {whole} bytes");
+    let (joined, sizes, done, computed) = through_the_bridge(&result);
+    assert_eq!((joined, computed), (result, 1));
+    let sent = done + sizes.iter().map(|(_, len)| len).sum::<usize>();
+    assert!(sent < 20_000 && sent < whole, "{sent} bytes sent, the section alone {whole}");
 }
 
 fn joined_events(result: &FileResult, run: usize) -> Vec<agentrisk::workspace::EventRow> {

@@ -18,7 +18,7 @@ use agentrisk::config::WhatIf;
 use agentrisk::model::{Level, Report};
 use agentrisk::report::{markdown_run, plain_summary};
 use agentrisk::review::{Date, Review, RunReview};
-use agentrisk::workspace::BlockReason;
+use agentrisk::workspace::{listed_compliance, BlockReason};
 use std::collections::HashMap;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -76,6 +76,13 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
             finding_asked.set(Some(Reveal { target, request: *requests.borrow() }));
         })
     };
+    // A trace's compliance section comes from the worker only when the page
+    // cannot compute it (`protocol::split_result`); it is computed here,
+    // once per run, when the run is opened.
+    let compliance = use_memo(props.run.clone(), |run| match run {
+        Run::Trace(trace) if trace.report.compliance.is_none() => listed_compliance(trace),
+        _ => None,
+    });
     // What the tables take from the run, made once per run rather than on
     // every render: its findings, finding id → index of the listed event
     // it was found in, the full values, and the leak paths.
@@ -243,7 +250,7 @@ pub fn run_detail(props: &RunDetailProps) -> Html {
             if let Some(flow) = &r.flow {
                 <FlowView flow={flow.clone()} {leak_paths} all_pages={*printing_all} />
             }
-            if let Some(compliance) = &r.compliance {
+            if let Some(compliance) = r.compliance.as_ref().or(compliance.as_ref().as_ref()) {
                 <ComplianceView compliance={compliance.clone()} control_findings={props.run.control_findings().clone()} />
             }
             // Last: a trace can have thousands of events.

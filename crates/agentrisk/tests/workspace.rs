@@ -9,7 +9,7 @@
 use agentrisk::analyser::{Analyser, Keep, Named, NamedConfig};
 use agentrisk::config::AnalysisConfig;
 use agentrisk::workspace::{
-    analyser_from_settings, what_if_analyser, AnalyzedTrace, CanarySetting, CanarySource, FileResult, TextPart,
+    analyser_from_settings, listed_compliance, what_if_analyser, AnalyzedTrace, CanarySetting, CanarySource, FileResult, TextPart,
     Workspace, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT,
 };
 use serde_json::Value;
@@ -255,6 +255,34 @@ fn a_trace_with_many_findings_sends_the_most_severe_first_and_counts_them_all() 
     let listed: std::collections::HashSet<String> = ids(&trace.report.findings).into_iter().collect();
     let pointed: Vec<&String> = trace.events.iter().flat_map(|e| &e.finding_ids).collect();
     assert!(pointed.len() > FINDING_LIMIT && pointed.iter().any(|id| !listed.contains(*id)));
+    // Its compliance section counts every finding: it cannot be computed
+    // again from the listed ones, so a viewer gets it as it is.
+    assert!(!trace.lists_every_finding() && listed_compliance(&trace).is_none());
+    assert!(trace.report.compliance.is_some());
+}
+
+/// A viewer may leave an analysed trace's compliance section out and compute
+/// it again from the listed report: the same section, on every conformance
+/// trace (under the reference's defaults and under settings that block).
+#[test]
+fn the_compliance_section_is_computed_again_from_the_listed_report() {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&cases).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    let strict = || analyser_from_settings("scoring:\n  fail_below: 99\n  weights: [1, 3, 9, 27]\n").unwrap();
+    let mut compared = 0;
+    for dir in &dirs {
+        let Ok(bytes) = std::fs::read(dir.join("trace.json")) else { continue };
+        for analyser in [Analyser::new().with_generated_at(CLOCK), strict().with_generated_at(CLOCK)] {
+            // The edge cases that are no valid trace have no section.
+            let FileResult::Trace(trace) = analyser.analyse_file(&bytes, "trace.json", "", &|_| {}) else { continue };
+            assert!(trace.lists_every_finding(), "{}", dir.display());
+            let again = listed_compliance(&trace);
+            assert_eq!(again.as_ref(), trace.report.compliance.as_ref(), "{}", dir.display());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 400, "{compared} traces compared");
 }
 
 #[test]

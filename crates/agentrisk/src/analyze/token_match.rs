@@ -129,7 +129,14 @@ impl<'n> TokenMatcher<'n> {
             (None, Vec::new())
         } else {
             let texts: Vec<&str> = others.iter().map(|(n, _)| *n).collect();
-            match aho_corasick::AhoCorasick::builder().match_kind(aho_corasick::MatchKind::Standard).build(&texts) {
+            // A contiguous NFA, as for the other value automata: the DFA
+            // the automatic choice takes for few needles costs more to build
+            // than a small trace takes to search.
+            let builder = aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+                .match_kind(aho_corasick::MatchKind::Standard)
+                .build(&texts);
+            match builder {
                 Ok(ac) => (Some((ac, others.iter().map(|(_, i)| *i).collect())), Vec::new()),
                 Err(_) => (None, others),
             }

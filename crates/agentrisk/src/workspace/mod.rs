@@ -32,6 +32,8 @@
 
 mod view;
 
+pub use view::listed_compliance;
+
 use crate::analyser::{Analyser, GateOverrides, NamedConfig};
 use crate::analyze::{canaries_in_force, redact};
 use crate::batch::{
@@ -275,6 +277,13 @@ pub struct AnalyzedTrace {
 }
 
 impl AnalyzedTrace {
+    /// Whether [`AnalyzedTrace::report`] lists every finding (none were cut
+    /// at [`FINDING_LIMIT`]); then sections computed from the report's
+    /// findings can be computed again from it ([`listed_compliance`]).
+    pub fn lists_every_finding(&self) -> bool {
+        self.report.findings.len() == self.findings_total
+    }
+
     /// Events of the trace that are not in [`AnalyzedTrace::events`].
     pub fn events_left_out(&self) -> usize {
         self.events_total.saturating_sub(self.events.len())

@@ -6,7 +6,7 @@
 use super::{AnalyzedTrace, EventRow, SpanRef, TextPart, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT};
 use crate::analyze::redact;
 use crate::batch::RunFacts;
-use crate::model::Report;
+use crate::model::{Compliance, Report};
 use crate::pipeline::detection_settings;
 use crate::review::RunSecrets;
 use crate::score::BlockReason;
@@ -100,18 +100,37 @@ pub(super) fn list_findings(report: &mut Report) -> (usize, BTreeMap<String, usi
             path.steps.truncate(super::LEAK_STEP_LIMIT);
         }
     }
-    // Compliance evidence names every finding per control and per evidence
-    // row: about half of a large report (32 MB for 100 000 events). A
-    // viewer shows a count per control, so counts go instead of the lists.
-    let mut control_findings = BTreeMap::new();
-    if let Some(compliance) = report.compliance.as_mut() {
-        compliance.evidence_matrix = Vec::new();
-        for control in compliance.frameworks.iter_mut().flat_map(|f| f.controls.iter_mut()) {
-            control_findings.insert(control.id.clone(), control.evidence_details.finding_ids.len());
-            control.evidence_details.finding_ids = Default::default();
-        }
-    }
+    let control_findings = report.compliance.as_mut().map(cut_evidence).unwrap_or_default();
     (total, control_findings)
+}
+
+/// Compliance evidence names every finding per control and per evidence
+/// row: about half of a large report (32 MB for 100 000 events). A viewer
+/// shows a count per control, so counts go instead of the lists; returns
+/// them by control id.
+fn cut_evidence(compliance: &mut Compliance) -> BTreeMap<String, usize> {
+    compliance.evidence_matrix = Vec::new();
+    let mut control_findings = BTreeMap::new();
+    for control in compliance.frameworks.iter_mut().flat_map(|f| f.controls.iter_mut()) {
+        control_findings.insert(control.id.clone(), control.evidence_details.finding_ids.len());
+        control.evidence_details.finding_ids = Default::default();
+    }
+    control_findings
+}
+
+/// The compliance section of an analysed trace's listed report, as
+/// [`AnalyzedTrace`] lists it (counts, not finding lists), computed again
+/// from the report: the section is a function of the report alone, so a
+/// viewer need not carry it while nobody looks at it. `None` when the
+/// report lists only some of its findings (see [`FINDING_LIMIT`]): then
+/// only the section computed from all of them is right.
+pub fn listed_compliance(trace: &AnalyzedTrace) -> Option<Compliance> {
+    if !trace.lists_every_finding() {
+        return None;
+    }
+    let mut compliance = crate::report::assess_compliance(&trace.report);
+    cut_evidence(&mut compliance);
+    Some(compliance)
 }
 
 /// The values the config's built-in detectors find in the shown part of
@@ -163,7 +182,11 @@ impl Finder {
     /// `None` when the values are too many for the automaton's size limit.
     fn new(values: Vec<(String, TextPart)>) -> Option<Finder> {
         let (values, replacements): (Vec<String>, Vec<TextPart>) = values.into_iter().unzip();
+        // A contiguous NFA: the DFA the automatic choice takes for few
+        // values costs more to build than a run's few texts take to search
+        // (a tenth of the worker's time on a drop of small traces).
         let finder = AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .build(&values)
