@@ -11,7 +11,7 @@
 
 use crate::protocol::{join_result, FromWorker, PackRequest, ResultPart, ReviewEdit, ToWorker};
 use agentrisk::model::SpanMapping;
-use agentrisk::workspace::{size_refusal, FileResult};
+use agentrisk::workspace::FileResult;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::{Rc, Weak};
@@ -59,10 +59,6 @@ struct Sent {
     name: String,
     folder: String,
     source: Source,
-    /// Bytes the file takes (a URL's are not known before it is fetched).
-    /// Read once: asking the blob is a call into JavaScript, and the size
-    /// check of each new file sums every held file's size.
-    size: u64,
 }
 
 /// The worker died: `message` says why, `failed` are the files that fail
@@ -149,25 +145,14 @@ impl Bridge {
     }
 
     /// Sends one file (or sample URL) to the worker under `id`; `folder` is
-    /// the folder it was picked from (empty when not known). A file over the
-    /// size limits is refused with the reason ([`size_refusal`]); the worker
-    /// checks fetched files itself.
+    /// the folder it was picked from (empty when not known). The worker
+    /// refuses a file over the size limits (`size_refusal`) with the reason.
     pub fn send(&self, id: u32, name: &str, folder: &str, source: Source) -> Result<(), String> {
         let mut inner = self.inner.borrow_mut();
-        let size = match &source {
-            Source::Blob(blob) => blob.size() as u64,
-            Source::Url(_) => 0,
-        };
-        if let Source::Blob(_) = &source {
-            let held: u64 = inner.sent.values().map(|sent| sent.size).sum();
-            if let Some(reason) = size_refusal(size, held) {
-                return Err(reason);
-            }
-        }
         if let Some(message) = inner.stopped.clone() {
             return Err(message);
         }
-        let sent = Sent { name: name.to_owned(), folder: folder.to_owned(), source, size };
+        let sent = Sent { name: name.to_owned(), folder: folder.to_owned(), source };
         inner.unfinished.insert(id);
         inner.sent.insert(id, sent.clone());
         inner.post(file_message(id, &sent));

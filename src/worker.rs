@@ -17,6 +17,7 @@ fn unmatched_words(ws: &Workspace) -> Vec<String> {
 use agentrisk::workspace::{size_refusal, what_if_from_file, CanarySetting, FileId, FileResult, Workspace};
 use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Response};
@@ -75,6 +76,10 @@ thread_local! {
     /// The unmatched decisions last told to the page: told again only when
     /// they change, not after every file of a batch.
     static UNMATCHED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// The size of each picked file taken (read, or being read: files are
+    /// read side by side) until the page forgets it: what the tab holds,
+    /// checked against `MAX_TAB_BYTES` before a file is read.
+    static SIZES: RefCell<BTreeMap<u32, u64>> = const { RefCell::new(BTreeMap::new()) };
 }
 
 /// A publication's manifest and its files checked so far (name, folder).
@@ -147,6 +152,7 @@ async fn handle(scope: &DedicatedWorkerGlobalScope, message: JsValue) {
         },
         ToWorker::Forget { id } => {
             WORKSPACE.with_borrow_mut(|ws| ws.forget(id));
+            SIZES.with_borrow_mut(|sizes| sizes.remove(&id));
             post_unmatched(scope);
         }
         ToWorker::Review { edit } => {
@@ -416,7 +422,15 @@ fn progress(scope: &DedicatedWorkerGlobalScope, id: u32, progress: Progress) {
 async fn read_bytes(scope: &DedicatedWorkerGlobalScope, id: u32, source: Source) -> Result<Vec<u8>, String> {
     let buffer = match source {
         Source::Blob(blob) => {
+            // Checked here, not by the page: asking a picked file its size
+            // can wait on the browser's file system (0.6 ms a file, most
+            // of the page's work when a thousand files are dropped).
             let bytes = blob.size() as u64;
+            let held = SIZES.with_borrow(|sizes| sizes.values().sum());
+            if let Some(reason) = size_refusal(bytes, held) {
+                return Err(reason);
+            }
+            SIZES.with_borrow_mut(|sizes| sizes.insert(id, bytes));
             progress(scope, id, Progress { phase: Phase::Reading, bytes, percent: None, mb_per_s: None });
             JsFuture::from(blob.array_buffer()).await.map_err(|e| format!("cannot read the file: {}", js_text(&e)))?
         }

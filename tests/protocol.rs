@@ -139,8 +139,8 @@ fn a_span_exports_runs_cross_in_parts_named_by_run() {
 /// page computes the same section again when the run is opened.
 #[test]
 fn a_small_traces_compliance_section_is_computed_by_the_page() {
-    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/traces/healthcare_trace.json"))
-        .unwrap();
+    let bytes =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/samples/traces/healthcare_trace.json")).unwrap();
     let result = analyze(&bytes, "healthcare_trace.json", "", CLOCK.to_owned());
     let FileResult::Trace(trace) = &result else { panic!("not a trace") };
     let whole = serde_json::to_string(&trace.report.compliance).unwrap().len();

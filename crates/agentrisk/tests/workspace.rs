@@ -9,8 +9,8 @@
 use agentrisk::analyser::{Analyser, Keep, Named, NamedConfig};
 use agentrisk::config::AnalysisConfig;
 use agentrisk::workspace::{
-    analyser_from_settings, listed_compliance, what_if_analyser, AnalyzedTrace, CanarySetting, CanarySource, FileResult, TextPart,
-    Workspace, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT,
+    analyser_from_settings, listed_compliance, what_if_analyser, AnalyzedTrace, CanarySetting, CanarySource,
+    FileResult, TextPart, Workspace, EVENT_LIMIT, FINDING_LIMIT, TEXT_LIMIT,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
