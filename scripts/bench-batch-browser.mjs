@@ -5,6 +5,7 @@
 // renderer's memory.
 //
 //   node scripts/bench-batch-browser.mjs [N ...]     (default: 100 1000 5000)
+//   DIST=other/dist node scripts/bench-batch-browser.mjs 1000   (another build)
 //
 // Run after `trunk build --release` (or `bash scripts/serve.sh`).
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -20,7 +21,7 @@ const examples = readdirSync(cases).filter((n) => /^ex_.*_trace$/.test(n)).sort(
   .map((n) => JSON.parse(readFileSync(join(cases, n, "trace.json"), "utf8")));
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 
-const site = await serve(join(root, "dist"));
+const site = await serve(process.env.DIST ?? join(root, "dist"));
 const context = await launchChromium("agentrisk-batch-bench-");
 console.log("| runs | files MB | all rows shown | Batch tab drawn | longest main-thread task | renderer MB |");
 console.log("|---:|---:|---:|---:|---:|---:|");
