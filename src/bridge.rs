@@ -240,11 +240,17 @@ fn start_worker(weak: &Weak<RefCell<Inner>>, generation: u32) -> Result<Running,
     let worker = new_worker().map_err(|e| format!("cannot start the analysis worker: {e:?}"))?;
     let for_messages = weak.clone();
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-        let text = event.data().as_string().unwrap_or_default();
+        // The worker posts the bytes of a message's JSON (`worker::post`);
+        // JSON text is read as well.
+        let data = event.data();
+        let json = match data.dyn_ref::<js_sys::Uint8Array>() {
+            Some(bytes) => bytes.to_vec(),
+            None => data.as_string().unwrap_or_default().into_bytes(),
+        };
         if let Some(inner) = for_messages.upgrade().filter(|inner| inner.borrow().generation == generation) {
             // Read as bytes, as the worker reads reports (`report::load_report`):
             // one copy of the report's decoder in the wasm, not two.
-            match serde_json::from_slice::<FromWorker>(text.as_bytes()) {
+            match serde_json::from_slice::<FromWorker>(&json) {
                 Ok(message) => received(&inner, message),
                 Err(e) => crashed(&inner, None, format!("unreadable message from the analysis worker: {e}")),
             }
