@@ -384,6 +384,9 @@ pub enum Action {
         id: u32,
         progress: Progress,
     },
+    /// Several actions applied in turn to one copy of the state, with one
+    /// render after (the worker's messages, gathered for a moment).
+    Many(Vec<Action>),
     /// The worker finished file `id` (its rows show the result).
     Finished {
         id: u32,
@@ -692,7 +695,21 @@ impl Reducible for State {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
+        next.apply(action);
+        Rc::new(next)
+    }
+}
+
+impl State {
+    /// Applies one action to this copy of the state (`Many`: each in turn).
+    fn apply(&mut self, action: Action) {
+        let next = self;
         match action {
+            Action::Many(actions) => {
+                for action in actions {
+                    next.apply(action);
+                }
+            }
             Action::Queued(queued) => {
                 for Queued { id: file, name, folder } in queued {
                     let id = next.new_row();
@@ -842,6 +859,5 @@ impl Reducible for State {
             Action::SpanMappingInForce(mapping) => next.span_mapping = mapping,
             Action::TraceExported(problem) => next.export_problem = problem,
         }
-        Rc::new(next)
     }
 }
