@@ -412,3 +412,29 @@ fn each_run_of_a_span_export_is_reviewed_beside_its_row() {
     let state = state.reduce(Action::Remove(rows[1]));
     assert!(state.reviews.is_empty());
 }
+
+/// The worker's actions gathered into one (`Action::Many`) leave the state
+/// exactly as each applied in turn, order included.
+#[test]
+fn many_actions_at_once_are_each_applied_in_turn() {
+    let queued = |id: u32, name: &str| Queued { id, name: name.into(), folder: String::new() };
+    let progress = Progress { phase: Phase::Parsing, bytes: 6_000_000, percent: Some(3), mb_per_s: None };
+    let actions = || {
+        vec![
+            Action::Queued(vec![queued(1, "a.json"), queued(2, "b.json"), queued(3, "c.json")]),
+            Action::Finished { id: 2, result: analyze(HEALTHCARE) },
+            Action::Progressed { id: 3, progress },
+            Action::Finished { id: 1, result: FileResult::Error { message: "a.json: not JSON".into() } },
+            Action::Remove(3),
+            Action::Select(2),
+        ]
+    };
+    let in_turn = actions().into_iter().fold(Rc::new(State::default()), |state, action| state.reduce(action));
+    let at_once = Rc::new(State::default()).reduce(Action::Many(actions()));
+    // A loaded run compares by its `Rc`, made anew by each reducer: compared
+    // by what it holds.
+    assert_eq!(format!("{at_once:?}"), format!("{in_turn:?}"));
+    assert_eq!(at_once.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["a.json", "b.json"]);
+    assert!(matches!(at_once.files[0].status, FileStatus::Failed(_)));
+    assert_eq!(at_once.selected_run().map(|(f, _)| f.name.as_str()), Some("b.json"));
+}
