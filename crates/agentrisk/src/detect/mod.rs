@@ -144,21 +144,32 @@ pub(crate) fn compile_all() {
 /// while the others wait for it.
 pub(crate) fn compile_patterns() {
     crate::util::map_in_order(&FAMILIES, |_, family| family().len());
-    prefilter();
+    if PREFILTER.get().is_none() {
+        // Side by side, and outside the lock (see `prefilter`); a thread
+        // that built it meanwhile wins, with the same screen.
+        let _ = PREFILTER.set(build_prefilter(true));
+    }
 }
+
+static PREFILTER: OnceLock<pyregex::Prefilter> = OnceLock::new();
 
 /// The screen over every pattern the built-in detectors run on whole texts.
 fn prefilter() -> &'static pyregex::Prefilter {
-    static P: OnceLock<pyregex::Prefilter> = OnceLock::new();
-    P.get_or_init(|| {
-        // The pii patterns (a long list of given names among them) make a
-        // large automaton of their own; the other detectors' patterns share
-        // one set, so a text takes two scans, not six (one per detector was
-        // 8% slower end to end at 100 000 events). A disabled detector's
-        // patterns are then screened along with the others: time, not results.
-        let [pii, others @ ..] = FAMILIES;
-        pyregex::Prefilter::new(&[pii(), others.iter().flat_map(|family| family()).collect()])
-    })
+    // Built on this thread alone: built with the pool's threads inside the
+    // lock, a thread outside the pool waited on the pool while the pool's
+    // threads, analysing another trace, waited on the lock (a deadlock;
+    // tests/concurrent_start.rs).
+    PREFILTER.get_or_init(|| build_prefilter(false))
+}
+
+/// The pii patterns (a long list of given names among them) make a large
+/// automaton of their own; the other detectors' patterns share one set, so
+/// a text takes two scans, not six (one per detector was 8% slower end to
+/// end at 100 000 events). A disabled detector's patterns are then screened
+/// along with the others: time, not results.
+fn build_prefilter(side_by_side: bool) -> pyregex::Prefilter {
+    let [pii, others @ ..] = FAMILIES;
+    pyregex::Prefilter::new(&[pii(), others.iter().flat_map(|family| family()).collect()], side_by_side)
 }
 
 /// A fixed pattern of a built-in detector: what it emits and its own advice.

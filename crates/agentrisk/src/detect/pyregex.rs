@@ -532,7 +532,7 @@ pub struct Screen<'p, 't> {
 }
 
 impl Prefilter {
-    pub fn new(groups: &[Vec<&PyRegex>]) -> Prefilter {
+    pub fn new(groups: &[Vec<&PyRegex>], side_by_side: bool) -> Prefilter {
         let mut slot_of: Vec<Option<(u32, u32)>> = Vec::new();
         let mut screened: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
         for group in groups {
@@ -553,8 +553,12 @@ impl Prefilter {
             screened.push((forms, ids));
         }
         // Each group's set compiles on a thread of its own where the build
-        // has threads.
-        let built = crate::util::map_in_order(&screened, |_, (forms, _)| set_of(forms));
+        // has threads and the caller allows it.
+        let built: Vec<_> = if side_by_side {
+            crate::util::map_in_order(&screened, |_, (forms, _)| set_of(forms))
+        } else {
+            screened.iter().map(|(forms, _)| set_of(forms)).collect()
+        };
         let mut sets = Vec::new();
         let mut unicode_forms = Vec::new();
         for ((forms, ids), set) in screened.into_iter().zip(built) {
