@@ -7,8 +7,7 @@
 //! Worker → page: the UTF-8 bytes of [`FromWorker`]'s JSON, their buffer
 //! transferred. JSON crosses the boundary faster than structured clones of
 //! nested objects, bytes faster than a string (no decoding and encoding
-//! again on either side), and only
-//! finished summaries ever reach the page: for a trace, its computed report
+//! again on either side), and only finished summaries ever reach the page: for a trace, its computed report
 //! and a bounded list of its events ([`EventRow`]), never the trace itself.
 //! A result's long lists come first, in parts of about [`PART_BYTES`]
 //! ([`split_result`]), so that the page reads them in short tasks.
@@ -135,10 +134,10 @@ pub fn split_result(result: &mut FileResult) -> Vec<(u32, ResultPart)> {
 }
 
 fn split_trace(trace: &mut AnalyzedTrace, run: u32, parts: &mut Vec<(u32, ResultPart)>) {
-    // Not sent when the page can compute it again
-    // (`agentrisk::workspace::listed_compliance`, when the run is opened): most of a small trace's result (22 of 31 kB
-    // for the healthcare sample), and decoding it was a tenth of the
-    // page's time on a drop of a thousand traces.
+    // Not sent when the page can compute it again, when the run is opened
+    // (`agentrisk::workspace::listed_compliance`): most of a small trace's
+    // result (22 of 31 kB for the healthcare sample), and decoding it was a
+    // tenth of the page's time on a drop of a thousand traces.
     if trace.lists_every_finding() {
         trace.report.compliance = None;
     }

@@ -167,11 +167,7 @@ pub fn read_scorecard(bytes: &[u8]) -> Result<ScorecardRows, ScorecardError> {
         version: Option<serde_json::Value>,
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let at = |e: &serde_json::Error| {
-        let text = e.to_string();
-        let message = text.rfind(" at line ").map_or(text.as_str(), |cut| &text[..cut]).to_owned();
-        (e.line(), e.column(), message)
-    };
+    let at = |e: &serde_json::Error| (e.line(), e.column(), crate::report::json_message(e));
     let head: Head = serde_json::from_slice(bytes).map_err(|e| {
         let (line, column, message) = at(&e);
         ScorecardError::Json { line, column, message }

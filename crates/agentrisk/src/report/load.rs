@@ -49,7 +49,7 @@ pub fn load_report(bytes: &[u8]) -> Result<Report, LoadError> {
 }
 
 /// serde's message without its trailing " at line L column C" (we add our own).
-fn json_message(e: &serde_json::Error) -> String {
+pub(crate) fn json_message(e: &serde_json::Error) -> String {
     let text = e.to_string();
     match text.rfind(" at line ") {
         Some(cut) => text[..cut].to_owned(),

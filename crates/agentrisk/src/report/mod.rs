@@ -21,6 +21,7 @@ mod whatif;
 pub use build::{build_report, ReportDraft, ReportOptions, RunFacts};
 pub use compliance::assess_compliance;
 pub use flow::{AsFlowEvent, FlowEvent};
+pub(crate) use load::json_message;
 pub use load::{load_report, LoadError};
 pub use plain::{channel_phrase, markdown_run, plain_summary};
 pub use rescore::{rescore_report, rescore_report_with_gate, GateSettings, Mismatch, Recomputed, Rescore};
