@@ -159,6 +159,11 @@ pub fn transform_label(transform: &str) -> String {
         .join(", then ")
 }
 
+/// Events from which a trace is long enough to let the automata's search
+/// caches go after detection. Below it, traces read one after another (a
+/// folder of runs) keep them warm.
+const LONG_TRACE: usize = 10_000;
+
 /// Runs detection over events (in trace order) and returns every finding
 /// in final order.
 pub fn findings_from_events(
@@ -191,7 +196,7 @@ pub fn findings_from_events_observed(
     // 100 000 events). Wasm memory, once grown, stays; there the list grows.
     let reserved = if cfg!(target_arch = "wasm32") { 0 } else { run_events.len() };
     let mut findings: Vec<Finding> = Vec::with_capacity(reserved);
-    let mut scanned = obscured::Scanned::new();
+    let mut scanned = obscured::Scanned::with_capacity(run_events.len());
     let mut counter = 0usize;
     for (block, events) in run_events.chunks(step).enumerate() {
         let first = block * step;
@@ -215,6 +220,11 @@ pub fn findings_from_events_observed(
         }
     }
     progress(run_events.len() + 1);
+    if run_events.len() >= LONG_TRACE {
+        // The automata's search caches have grown to megabytes per thread,
+        // and the whole-trace passes below are where the analysis peaks.
+        crate::detect::release_search_caches();
+    }
     obscured::add_obscured_copies(&scanned, &mut findings, &mut counter);
     coalesce::coalesce(&mut findings);
     // Final order: level, then confidence, both descending; stable.

@@ -53,8 +53,13 @@ pub(super) struct Scanned<'t> {
 }
 
 impl<'t> Scanned<'t> {
-    pub(super) fn new() -> Scanned<'t> {
-        Scanned { events: Vec::new(), indexes: Vec::new(), views: PerEvent::with_capacity(0) }
+    /// Room for `events` events (an upper bound: skipped events are not pushed).
+    pub(super) fn with_capacity(events: usize) -> Scanned<'t> {
+        Scanned {
+            events: Vec::with_capacity(events),
+            indexes: Vec::with_capacity(events),
+            views: PerEvent::with_capacity(events),
+        }
     }
 
     pub(super) fn push(&mut self, index: usize, event: &'t Event, views: Vec<View>) {
@@ -220,32 +225,33 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     drop(key_matcher);
     drop(spellings);
     drop(spelled);
-    let mut first_seen: Vec<Option<usize>> = vec![None; long_keys.len()];
+    let mut first_seen: Vec<Option<usize>> = vec![None; n];
     for i in 0..in_clear.len() {
         for &k in in_clear.get(i) {
             first_seen[k as usize].get_or_insert(i);
         }
     }
-    let mut anchors: Vec<Anchor<'_>> = long_keys
-        .iter()
-        .enumerate()
-        .filter_map(|(k, &(key, template))| {
-            let a = ascii_alnum(&findings[template].matched_value);
-            Some(Anchor {
-                key,
-                long_key: k,
-                template,
-                first_seen: first_seen[k]?,
-                identifier: is_identifier(&a).then_some(a),
-            })
+    // Room for every long key at once: growing by doubling would hold the
+    // old and new lists together, and this pass is where a long trace's
+    // analysis peaks in memory.
+    let mut anchors: Vec<Anchor<'_>> = Vec::with_capacity(n);
+    anchors.extend(long_keys.iter().enumerate().filter_map(|(k, &(key, template))| {
+        let a = ascii_alnum(&findings[template].matched_value);
+        Some(Anchor {
+            key,
+            long_key: k,
+            template,
+            first_seen: first_seen[k]?,
+            identifier: is_identifier(&a).then_some(a),
         })
-        .collect();
+    }));
+    drop((first_seen, long_keys));
     crate::util::sort_by_key(&mut anchors, |a| std::cmp::Reverse(a.key.chars().count()));
     if anchors.is_empty() {
         return;
     }
     // Anchor order position of each long key.
-    let mut order_of: Vec<Option<usize>> = vec![None; long_keys.len()];
+    let mut order_of: Vec<Option<usize>> = vec![None; n];
     for (pos, a) in anchors.iter().enumerate() {
         order_of[a.long_key] = Some(pos);
     }

@@ -137,9 +137,21 @@ impl IdentifierTrie {
         let mut items: Vec<(&[u8], u32)> = identifiers.iter().map(|&(pos, g)| (g.as_bytes(), pos as u32)).collect();
         crate::util::sort(&mut items);
         // Inserting sorted strings creates nodes in preorder, and each
-        // node's children in byte order.
-        let mut parent: Vec<u32> = vec![ROOT];
-        let mut byte: Vec<u8> = vec![0];
+        // node's children in byte order: one per byte after the prefix
+        // shared with the previous string, counted first so that no list
+        // grows by doubling (a long trace's analysis peaks in memory here).
+        let count = 1 + items
+            .iter()
+            .scan(&[][..], |previous: &mut &[u8], &(g, _)| {
+                let common = previous.iter().zip(g).take_while(|(a, b)| a == b).count();
+                *previous = g;
+                Some(g.len() - common)
+            })
+            .sum::<usize>();
+        let mut parent: Vec<u32> = Vec::with_capacity(count);
+        parent.push(ROOT);
+        let mut byte: Vec<u8> = Vec::with_capacity(count);
+        byte.push(0);
         let mut path: Vec<u32> = vec![ROOT];
         let mut end_nodes: Vec<u32> = Vec::with_capacity(items.len());
         let mut ends = Vec::with_capacity(items.len());

@@ -162,6 +162,20 @@ fn prefilter() -> &'static pyregex::Prefilter {
     PREFILTER.get_or_init(|| build_prefilter(false))
 }
 
+/// Lets go of the idle search caches of the screen and of the built-in
+/// patterns on automata. Nothing to do before the screen is built (which
+/// compiles every built-in pattern).
+pub(crate) fn release_search_caches() {
+    if let Some(p) = PREFILTER.get() {
+        p.release_caches();
+        for family in FAMILIES {
+            for re in family() {
+                re.release_caches();
+            }
+        }
+    }
+}
+
 /// The pii patterns (a long list of given names among them) make a large
 /// automaton of their own; the other detectors' patterns share one set, so
 /// a text takes two scans, not six (one per detector was 8% slower end to

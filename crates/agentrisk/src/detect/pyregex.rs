@@ -19,8 +19,9 @@ use crate::pyunicode::tables::{ALNUM, SPACE};
 use fancy_regex::Regex;
 use regex_automata::meta::Regex as Automata;
 use regex_automata::{Input, PatternID, PatternSet};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The members of Python's `\w`, written for use inside a character class.
 fn word_members() -> &'static str {
@@ -439,6 +440,16 @@ impl PyRegex {
         self.exact_gate.get_or_init(|| exact_gate(&self.pattern)).as_ref()
     }
 
+    /// Drops the idle search caches of its forms on automata.
+    pub(crate) fn release_caches(&self) {
+        if let Some(edged) = &self.edged {
+            edged.release_caches();
+        }
+        if let Some(Some(edged)) = self.exact_edged.get() {
+            edged.release_caches();
+        }
+    }
+
     /// Compiles now every form otherwise compiled on first need (a page
     /// worker does this while it waits for its first file, so that a
     /// non-ASCII text does not pay for it then). Results do not change.
@@ -519,6 +530,25 @@ pub struct Prefilter {
     unicode_sets: Vec<OnceLock<Option<Automata>>>,
     /// (group, index in its set) of each screened pattern, by pattern id.
     slot_of: Vec<Option<(u32, u32)>>,
+    /// The sets' search caches, lent to one text at a time. Each set's own
+    /// pool would keep a cache per thread for as long as the program runs
+    /// (they grow to megabytes); these can be let go of after a long trace
+    /// ([`Prefilter::release_caches`]).
+    caches: Mutex<Vec<SetCaches>>,
+}
+
+/// Search caches for every set a text may use, each made on first use:
+/// per group, for its set with word boundaries and its boundary-free one.
+#[derive(Default)]
+struct SetCaches(Vec<[Option<regex_automata::meta::Cache>; 2]>);
+
+impl SetCaches {
+    fn of(&mut self, group: usize, form: usize, set: &Automata) -> &mut regex_automata::meta::Cache {
+        if self.0.len() <= group {
+            self.0.resize_with(group + 1, Default::default);
+        }
+        self.0[group][form].get_or_insert_with(|| set.create_cache())
+    }
 }
 
 /// What a [`Prefilter`] learnt about one text, group by group.
@@ -529,6 +559,16 @@ pub struct Screen<'p, 't> {
     python_classes: bool,
     ascii: bool,
     matched: Vec<OnceLock<Vec<bool>>>,
+    /// Borrowed from the prefilter on the first search, given back on drop.
+    caches: RefCell<Option<SetCaches>>,
+}
+
+impl Drop for Screen<'_, '_> {
+    fn drop(&mut self) {
+        if let (Some(p), Some(caches)) = (self.prefilter, self.caches.get_mut().take()) {
+            p.caches.lock().unwrap_or_else(PoisonError::into_inner).push(caches);
+        }
+    }
 }
 
 impl Prefilter {
@@ -573,12 +613,19 @@ impl Prefilter {
             unicode_forms.push(forms.iter().map(|f| unbounded(f)).collect());
         }
         let unicode_sets = sets.iter().map(|_| OnceLock::new()).collect();
-        Prefilter { sets, unicode_forms, unicode_sets, slot_of }
+        Prefilter { sets, unicode_forms, unicode_sets, slot_of, caches: Mutex::new(Vec::new()) }
     }
 
     pub fn screen<'t>(&self, text: &'t str) -> Screen<'_, 't> {
         if needs_python_classes(text) {
-            return Screen { prefilter: None, text, python_classes: true, ascii: false, matched: Vec::new() };
+            return Screen {
+                prefilter: None,
+                text,
+                python_classes: true,
+                ascii: false,
+                matched: Vec::new(),
+                caches: RefCell::new(None),
+            };
         }
         Screen {
             prefilter: Some(self),
@@ -586,7 +633,14 @@ impl Prefilter {
             python_classes: false,
             ascii: text.is_ascii(),
             matched: (0..self.sets.len()).map(|_| OnceLock::new()).collect(),
+            caches: RefCell::new(None),
         }
+    }
+
+    /// Drops the search caches not lent out: after a long trace they hold
+    /// megabytes that the passes after detection could use.
+    pub(crate) fn release_caches(&self) {
+        self.caches.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 
     /// Compiles now the sets otherwise compiled for the first non-ASCII text.
@@ -596,15 +650,16 @@ impl Prefilter {
         }
     }
 
-    /// Group `group`'s set for a text: the boundary-free one for non-ASCII
-    /// texts (the one with boundaries if that did not compile).
-    fn set(&self, group: usize, ascii: bool) -> &Automata {
+    /// Group `group`'s set for a text and which of the two it is (0 with
+    /// boundaries, 1 without): the boundary-free one for non-ASCII texts
+    /// (the one with boundaries if that did not compile).
+    fn set(&self, group: usize, ascii: bool) -> (&Automata, usize) {
         if !ascii {
             if let Some(set) = self.unicode_sets[group].get_or_init(|| set_of(&self.unicode_forms[group])) {
-                return set;
+                return (set, 1);
             }
         }
-        &self.sets[group]
+        (&self.sets[group], 0)
     }
 }
 
@@ -623,7 +678,14 @@ fn set_of(forms: &[String]) -> Option<Automata> {
 impl<'t> Screen<'_, 't> {
     /// A screen that rules nothing out.
     pub fn everything(text: &'t str) -> Screen<'static, 't> {
-        Screen { prefilter: None, text, python_classes: needs_python_classes(text), ascii: true, matched: Vec::new() }
+        Screen {
+            prefilter: None,
+            text,
+            python_classes: needs_python_classes(text),
+            ascii: true,
+            matched: Vec::new(),
+            caches: RefCell::new(None),
+        }
     }
 
     /// Whether the text needs Python's classes ([`needs_python_classes`]).
@@ -637,15 +699,22 @@ impl<'t> Screen<'_, 't> {
         let Some(Some((group, index))) = p.slot_of.get(re.id) else { return true };
         let (group, index) = (*group as usize, *index as usize);
         let matched = self.matched[group].get_or_init(|| {
-            let set = p.set(group, self.ascii);
+            let (set, form) = p.set(group, self.ascii);
+            let mut lent = self.caches.borrow_mut();
+            let cache = lent
+                .get_or_insert_with(|| {
+                    p.caches.lock().unwrap_or_else(PoisonError::into_inner).pop().unwrap_or_default()
+                })
+                .of(group, form, set);
+            let input = Input::new(self.text);
             // Most texts match nothing of a group: a plain search says so
             // several times faster than the overlapping one that names
             // the patterns.
-            if !set.is_match(self.text) {
+            if !set.is_match_with(cache, &input) {
                 return Vec::new();
             }
             let mut found = PatternSet::new(set.pattern_len());
-            set.which_overlapping_matches(&Input::new(self.text), &mut found);
+            set.which_overlapping_matches_with(cache, &input, &mut found);
             (0..set.pattern_len()).map(|i| found.contains(PatternID::new_unchecked(i))).collect()
         });
         matched.get(index).copied().unwrap_or(false)
@@ -675,6 +744,45 @@ mod tests {
 
     fn is_match(p: &str, t: &str) -> bool {
         compile(p).unwrap().is_match(t)
+    }
+
+    #[test]
+    fn search_caches_are_lent_given_back_and_let_go_of_without_changing_a_match() {
+        let digits = compile(r"(?<!\d)\d{3}-\d{4}(?!\d)").unwrap();
+        let word = compile(r"\bsecret\b").unwrap();
+        let name = compile(r"(?<![A-Za-z])(?:Ann|Bob)(?![a-z])").unwrap();
+        let prefilter = Prefilter::new(&[vec![&digits], vec![&word, &name]], false);
+        let idle = |p: &Prefilter| p.caches.lock().map(|c| c.len()).unwrap_or(usize::MAX);
+        let texts = ["call 555-0100 now", "a secret for Bob", "Zoë keeps 555-0199 secret", "nothing here"];
+        let screened = |p: &Prefilter| -> Vec<[bool; 3]> {
+            texts
+                .iter()
+                .map(|t| {
+                    let screen = p.screen(t);
+                    [screen.may_match(&digits), screen.may_match(&word), screen.may_match(&name)]
+                })
+                .collect()
+        };
+        let expected =
+            vec![[true, false, false], [false, true, true], [true, true, false], [false, false, false]];
+        assert_eq!(idle(&prefilter), 0);
+        assert_eq!(screened(&prefilter), expected);
+        // One text at a time: one set of caches, back in the pool.
+        assert_eq!(idle(&prefilter), 1);
+        let (first, second) = (prefilter.screen(texts[0]), prefilter.screen(texts[1]));
+        assert!(first.may_match(&digits) && second.may_match(&word));
+        drop((first, second));
+        assert_eq!(idle(&prefilter), 2);
+        prefilter.release_caches();
+        assert_eq!(idle(&prefilter), 0);
+        assert_eq!(screened(&prefilter), expected);
+
+        let edged = name.edged.as_ref().unwrap();
+        assert_eq!(name.spans("Bob, Ann and Bobby"), vec![vec![Some((0, 3))], vec![Some((5, 8))]]);
+        assert_eq!(edged.idle_caches(), 1);
+        name.release_caches();
+        assert_eq!(edged.idle_caches(), 0);
+        assert_eq!(name.spans("Bob, Ann and Bobby"), vec![vec![Some((0, 3))], vec![Some((5, 8))]]);
     }
 
     #[test]
