@@ -196,7 +196,7 @@ pub fn findings_from_events_observed(
     // 100 000 events). Wasm memory, once grown, stays; there the list grows.
     let reserved = if cfg!(target_arch = "wasm32") { 0 } else { run_events.len() };
     let mut findings: Vec<Finding> = Vec::with_capacity(reserved);
-    let mut scanned = obscured::Scanned::with_capacity(run_events.len());
+    let mut scanned = obscured::Scanned::with_capacity(run_events);
     let mut counter = 0usize;
     for (block, events) in run_events.chunks(step).enumerate() {
         let first = block * step;
@@ -212,7 +212,7 @@ pub fn findings_from_events_observed(
             for f in &mut kept {
                 f.number += counter;
             }
-            scanned.push(first + i, &events[i], views);
+            scanned.push(first + i, views);
             // Reference quirk (edge_finding_id_collision): the counter advances
             // by the findings returned, not those numbered, so ids can repeat.
             counter += kept.len();

@@ -46,38 +46,63 @@ impl<T> PerEvent<T> {
 /// The scanned events as this pass sees them, in trace order, with the
 /// decoded views of each text (spec 2.4) from the per-event pass.
 pub(super) struct Scanned<'t> {
-    events: Vec<&'t Event>,
+    trace: &'t [Event],
     /// The position of each in the trace (its findings' `event_index`).
     indexes: Vec<u32>,
     views: PerEvent<View>,
 }
 
 impl<'t> Scanned<'t> {
-    /// Room for `events` events (an upper bound: skipped events are not pushed).
-    pub(super) fn with_capacity(events: usize) -> Scanned<'t> {
-        Scanned {
-            events: Vec::with_capacity(events),
-            indexes: Vec::with_capacity(events),
-            views: PerEvent::with_capacity(events),
-        }
+    /// Room for every event of `trace` (skipped events are not pushed).
+    pub(super) fn with_capacity(trace: &'t [Event]) -> Scanned<'t> {
+        Scanned { trace, indexes: Vec::with_capacity(trace.len()), views: PerEvent::with_capacity(trace.len()) }
     }
 
-    pub(super) fn push(&mut self, index: usize, event: &'t Event, views: Vec<View>) {
-        self.events.push(event);
+    /// Adds the event at `index` in the trace.
+    pub(super) fn push(&mut self, index: usize, views: Vec<View>) {
         self.indexes.push(index as u32);
         self.views.push(views);
     }
 }
 
+/// The scanned events by their place among them (the trace's events are
+/// not copied: a list of references was the size of the positions twice).
+#[derive(Clone, Copy)]
+struct Events<'s, 't> {
+    trace: &'t [Event],
+    indexes: &'s [u32],
+}
+
+impl<'t> Events<'_, 't> {
+    fn len(&self) -> usize {
+        self.indexes.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'t Event> + '_ {
+        self.indexes.iter().map(|&i| &self.trace[i as usize])
+    }
+}
+
+impl std::ops::Index<usize> for Events<'_, '_> {
+    type Output = Event;
+    fn index(&self, i: usize) -> &Event {
+        &self.trace[self.indexes[i] as usize]
+    }
+}
+
+/// One per long key seen in clear: tens of thousands in a long trace, all
+/// held at the pass's memory peak, so positions are kept as `u32` (as
+/// [`Scanned`] keeps events') and the identifier is boxed.
 struct Anchor<'k> {
     /// Borrowed from the template keys.
     key: &'k str,
     /// Index among the long template keys.
-    long_key: usize,
-    template: usize,
-    first_seen: usize,
+    long_key: u32,
+    /// The template finding's index.
+    template: u32,
+    first_seen: u32,
     /// `alnum(value)` when it is an identifier (≥ 8 chars, ≥ 4 digits).
-    identifier: Option<String>,
+    identifier: Option<Box<str>>,
 }
 
 /// ASCII letters and digits of `v`, lower-cased and concatenated.
@@ -136,7 +161,7 @@ fn alnum_key(v: &str) -> String {
 /// Appends the anchored copies to `findings` (continuing `counter`) and
 /// removes the detector readings they replace. `findings` is in creation order.
 pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<Finding>, counter: &mut usize) {
-    let events = &scanned.events;
+    let events = Events { trace: scanned.trace, indexes: &scanned.indexes };
     if events.len() < 2 || findings.is_empty() {
         return;
     }
@@ -205,7 +230,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     let mut in_reversed: PerEvent<u32> = PerEvent::with_capacity(events.len());
     let mut in_rotated: PerEvent<u32> = PerEvent::with_capacity(events.len());
     let mut canonical_text = String::new();
-    for event in events {
+    for event in events.iter() {
         canonical_value_into(&event.text, &mut canonical_text);
         let hits = key_matcher.indexes_in(&canonical_text);
         if event.text.is_ascii() {
@@ -239,10 +264,10 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
         let a = ascii_alnum(&findings[template].matched_value);
         Some(Anchor {
             key,
-            long_key: k,
-            template,
-            first_seen: first_seen[k]?,
-            identifier: is_identifier(&a).then_some(a),
+            long_key: k as u32,
+            template: template as u32,
+            first_seen: first_seen[k]? as u32,
+            identifier: is_identifier(&a).then(|| a.into_boxed_str()),
         })
     }));
     drop((first_seen, long_keys));
@@ -253,9 +278,9 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     // Anchor order position of each long key.
     let mut order_of: Vec<Option<usize>> = vec![None; n];
     for (pos, a) in anchors.iter().enumerate() {
-        order_of[a.long_key] = Some(pos);
+        order_of[a.long_key as usize] = Some(pos);
     }
-    let held_in_clear = |i: usize, a: &Anchor| in_clear.get(i).binary_search(&(a.long_key as u32)).is_ok();
+    let held_in_clear = |i: usize, a: &Anchor| in_clear.get(i).binary_search(&a.long_key).is_ok();
 
     struct Copy {
         event: usize,
@@ -295,7 +320,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
         for pos in hits {
             let anchor = &anchors[pos];
             let c = anchor.key;
-            if i <= anchor.first_seen
+            if i <= anchor.first_seen as usize
                 || held_in_clear(i, anchor)
                 || claimed.iter().any(|k| contains_at_token_boundaries(k, c))
             {
@@ -311,7 +336,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
                     None => continue,
                 }
             };
-            copies.push(Copy { event: i, template: anchor.template, transform, fragments: Vec::new() });
+            copies.push(Copy { event: i, template: anchor.template as usize, transform, fragments: Vec::new() });
             reported.insert((i, pos));
             claimed.push(c);
         }
@@ -330,7 +355,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
             }
         }
     }
-    let first_seen: Vec<usize> = anchors.iter().map(|a| a.first_seen).collect();
+    let first_seen: Vec<usize> = anchors.iter().map(|a| a.first_seen as usize).collect();
     let earliest = trie.earliest_below(&first_seen);
     for members in groups.iter().filter(|m| m.len() >= 2) {
         let runs_of = |i: usize, runs: &mut TokenRuns| runs.refill(&events[members[i]].text);
@@ -340,7 +365,12 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
             if used.iter().any(|&j| reported.contains(&(j, pos)) || held_in_clear(j, anchor)) {
                 continue;
             }
-            copies.push(Copy { event: last, template: anchor.template, transform: "split".into(), fragments: used });
+            copies.push(Copy {
+                event: last,
+                template: anchor.template as usize,
+                transform: "split".into(),
+                fragments: used,
+            });
             reported.insert((last, pos));
         }
     }
@@ -355,7 +385,7 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     let mut removed = vec![false; findings.len()];
     for copy in &copies {
         let template = findings[copy.template].clone();
-        let event = events[copy.event];
+        let event = &events[copy.event];
         if unique_ids {
             let value_canon = canonical_value(&template.matched_value);
             let reversed: String = value_canon.chars().rev().collect();

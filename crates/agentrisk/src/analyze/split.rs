@@ -113,13 +113,16 @@ fn symbol(b: u8) -> usize {
     }
 }
 
-/// One trie node, in 16 bytes: the walks read a node's children, subtree
+/// One trie node, in 14 bytes: the walks read a node's children, subtree
 /// and ends from one place. Most nodes below the first few levels have a
 /// single child, `n + 1`, whose byte is kept here, so following an
 /// identifier down its own chain reads consecutive records (with a million
 /// events the trie no longer fits in cache, and three arrays per step cost
-/// three misses).
+/// three misses). Packed: a long trace's identifiers make hundreds of
+/// thousands of nodes, built at the obscured-copy pass's memory peak, and
+/// padding to 16 bytes was an eighth of them.
 #[derive(Clone, Copy, Default)]
+#[repr(C, packed(2))]
 struct Node {
     /// Start of the children in `edge_byte`/`edge_node` (two or more children).
     edges: u32,

@@ -763,8 +763,7 @@ mod tests {
                 })
                 .collect()
         };
-        let expected =
-            vec![[true, false, false], [false, true, true], [true, true, false], [false, false, false]];
+        let expected = vec![[true, false, false], [false, true, true], [true, true, false], [false, false, false]];
         assert_eq!(idle(&prefilter), 0);
         assert_eq!(screened(&prefilter), expected);
         // One text at a time: one set of caches, back in the pool.
