@@ -18,7 +18,8 @@ use super::edge::Edged;
 use crate::pyunicode::tables::{ALNUM, SPACE};
 use fancy_regex::Regex;
 use regex_automata::meta::Regex as Automata;
-use regex_automata::{Input, PatternID, PatternSet};
+use regex_automata::nfa::thompson;
+use regex_automata::{hybrid, Input, PatternID, PatternSet};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -523,11 +524,11 @@ impl PyRegex {
 /// Texts that need Python's classes are not screened (the native form is
 /// not what runs on them).
 pub struct Prefilter {
-    sets: Vec<Automata>,
+    sets: Vec<SetDfa>,
     /// Each group's forms without word boundaries ([`unbounded`]), for
     /// non-ASCII texts; compiled the first time such a text comes.
     unicode_forms: Vec<Vec<String>>,
-    unicode_sets: Vec<OnceLock<Option<Automata>>>,
+    unicode_sets: Vec<OnceLock<Option<SetDfa>>>,
     /// (group, index in its set) of each screened pattern, by pattern id.
     slot_of: Vec<Option<(u32, u32)>>,
     /// The sets' search caches, lent to one text at a time. Each set's own
@@ -540,10 +541,10 @@ pub struct Prefilter {
 /// Search caches for every set a text may use, each made on first use:
 /// per group, for its set with word boundaries and its boundary-free one.
 #[derive(Default)]
-struct SetCaches(Vec<[Option<regex_automata::meta::Cache>; 2]>);
+struct SetCaches(Vec<[Option<hybrid::dfa::Cache>; 2]>);
 
 impl SetCaches {
-    fn of(&mut self, group: usize, form: usize, set: &Automata) -> &mut regex_automata::meta::Cache {
+    fn of(&mut self, group: usize, form: usize, set: &SetDfa) -> &mut hybrid::dfa::Cache {
         if self.0.len() <= group {
             self.0.resize_with(group + 1, Default::default);
         }
@@ -653,7 +654,7 @@ impl Prefilter {
     /// Group `group`'s set for a text and which of the two it is (0 with
     /// boundaries, 1 without): the boundary-free one for non-ASCII texts
     /// (the one with boundaries if that did not compile).
-    fn set(&self, group: usize, ascii: bool) -> (&Automata, usize) {
+    fn set(&self, group: usize, ascii: bool) -> (&SetDfa, usize) {
         if !ascii {
             if let Some(set) = self.unicode_sets[group].get_or_init(|| set_of(&self.unicode_forms[group])) {
                 return (set, 1);
@@ -663,16 +664,30 @@ impl Prefilter {
     }
 }
 
-/// One automaton of many patterns (a set: it says which of them match);
+/// One automaton of many patterns (a set: it says which of them match):
+/// a lazy DFA alone, searched forwards only. The general engine would also
+/// compile the patterns reversed and keep, per thread, caches for engines a
+/// screen never uses (megabytes for the larger set).
+type SetDfa = hybrid::dfa::DFA;
+
 /// `None` when it does not build (its size limits), which leaves the group
 /// unscreened.
-fn set_of(forms: &[String]) -> Option<Automata> {
-    let config = Automata::config()
+fn set_of(forms: &[String]) -> Option<SetDfa> {
+    let nfa = thompson::Compiler::new()
+        .configure(thompson::Config::new().which_captures(thompson::WhichCaptures::None).nfa_size_limit(Some(64 << 20)))
+        .build_many(forms)
+        .ok()?;
+    let config = SetDfa::config()
         .match_kind(regex_automata::MatchKind::All)
-        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
-        .nfa_size_limit(Some(64 << 20))
-        .hybrid_cache_capacity(8 << 20);
-    Automata::builder().configure(config).build_many(forms).ok()
+        // Unicode word boundaries on ASCII text; the search gives up on
+        // other text (sets with boundaries are for ASCII text).
+        .unicode_word_boundary(true)
+        .cache_capacity(8 << 20)
+        // Give up rather than rebuild states without end; the text is
+        // then not screened (see `Screen::may_match`).
+        .minimum_cache_clear_count(Some(3))
+        .minimum_bytes_per_state(Some(10));
+    hybrid::dfa::Builder::new().configure(config).build_from_nfa(nfa).ok()
 }
 
 impl<'t> Screen<'_, 't> {
@@ -710,11 +725,16 @@ impl<'t> Screen<'_, 't> {
             // Most texts match nothing of a group: a plain search says so
             // several times faster than the overlapping one that names
             // the patterns.
-            if !set.is_match_with(cache, &input) {
-                return Vec::new();
+            match set.try_search_fwd(cache, &input.clone().earliest(true)) {
+                Ok(None) => return Vec::new(),
+                Ok(Some(_)) => {}
+                // The search gave up: nothing of the group is ruled out.
+                Err(_) => return vec![true; set.pattern_len()],
             }
             let mut found = PatternSet::new(set.pattern_len());
-            set.which_overlapping_matches_with(cache, &input, &mut found);
+            if set.try_which_overlapping_matches(cache, &input, &mut found).is_err() {
+                return vec![true; set.pattern_len()];
+            }
             (0..set.pattern_len()).map(|i| found.contains(PatternID::new_unchecked(i))).collect()
         });
         matched.get(index).copied().unwrap_or(false)
@@ -775,6 +795,15 @@ mod tests {
         prefilter.release_caches();
         assert_eq!(idle(&prefilter), 0);
         assert_eq!(screened(&prefilter), expected);
+
+        // A set with word boundaries gives up on non-ASCII text (its lazy
+        // DFA knows Unicode boundaries on ASCII only): nothing of its group
+        // is ruled out then, while the other group still screens.
+        let mut forced = prefilter.screen("Zoë: no names");
+        forced.ascii = true;
+        assert_eq!([forced.may_match(&digits), forced.may_match(&word), forced.may_match(&name)], [false, true, true]);
+        let honest = prefilter.screen("Zoë: no names");
+        assert_eq!([honest.may_match(&digits), honest.may_match(&word), honest.may_match(&name)], [false, false, false]);
 
         let edged = name.edged.as_ref().unwrap();
         assert_eq!(name.spans("Bob, Ann and Bobby"), vec![vec![Some((0, 3))], vec![Some((5, 8))]]);
