@@ -17,11 +17,10 @@
 //!   start it rejects sends the search on from the next character, as the
 //!   VM would go on.
 
-use super::pyregex::{group_len, pieces};
+use super::pyregex::{group_len, pieces, Lent};
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Input, PatternID};
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
-use std::sync::{Mutex, PoisonError};
 
 /// The group that holds the character the lookahead looked at.
 const AHEAD: &str = "agentrisk_lookahead";
@@ -107,41 +106,7 @@ pub(super) struct Edged {
     /// know Unicode word boundaries on ASCII text only).
     bounded: bool,
     /// `regex`'s search caches (a long list of names makes megabytes).
-    caches: LentCaches,
-}
-
-/// Search caches of one automaton, lent to one search at a time. The
-/// automaton's own pool would keep one per thread for as long as the
-/// program runs; these can be let go of ([`LentCaches::release`]).
-#[derive(Default)]
-pub(super) struct LentCaches(Mutex<Vec<Cache>>);
-
-impl LentCaches {
-    fn lend(&self, regex: &Regex) -> Cache {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).pop().unwrap_or_else(|| regex.create_cache())
-    }
-
-    fn give_back(&self, cache: Cache) {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).push(cache);
-    }
-
-    /// Drops the caches not lent out.
-    pub(super) fn release(&self) {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).clear();
-    }
-}
-
-/// A copy starts with no caches of its own.
-impl Clone for LentCaches {
-    fn clone(&self) -> LentCaches {
-        LentCaches::default()
-    }
-}
-
-impl std::fmt::Debug for LentCaches {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("LentCaches")
-    }
+    pub(super) caches: Lent<Cache>,
 }
 
 impl Edged {
@@ -185,7 +150,7 @@ impl Edged {
             regex,
             ahead: ahead_index,
             bounded: body.contains("\\b") || body.contains("\\B"),
-            caches: LentCaches::default(),
+            caches: Lent::default(),
         })
     }
 
@@ -197,7 +162,7 @@ impl Edged {
     /// The leftmost match starting at or after `pos`: the spans of its
     /// groups (group 0 first), as the backtracking VM would give them.
     pub(super) fn captures_at(&self, text: &str, pos: usize) -> Option<Vec<Option<(usize, usize)>>> {
-        let mut cache = self.caches.lend(&self.regex);
+        let mut cache = self.caches.take().unwrap_or_else(|| self.regex.create_cache());
         let found = self.captures_with(&mut cache, text, pos);
         self.caches.give_back(cache);
         found
@@ -206,11 +171,6 @@ impl Edged {
     /// Drops the idle search caches.
     pub(super) fn release_caches(&self) {
         self.caches.release();
-    }
-
-    #[cfg(test)]
-    pub(super) fn idle_caches(&self) -> usize {
-        self.caches.0.lock().map(|c| c.len()).unwrap_or(usize::MAX)
     }
 
     fn captures_with(&self, cache: &mut Cache, text: &str, mut pos: usize) -> Option<Vec<Option<(usize, usize)>>> {

@@ -531,11 +531,53 @@ pub struct Prefilter {
     unicode_sets: Vec<OnceLock<Option<SetDfa>>>,
     /// (group, index in its set) of each screened pattern, by pattern id.
     slot_of: Vec<Option<(u32, u32)>>,
-    /// The sets' search caches, lent to one text at a time. Each set's own
-    /// pool would keep a cache per thread for as long as the program runs
-    /// (they grow to megabytes); these can be let go of after a long trace
-    /// ([`Prefilter::release_caches`]).
-    caches: Mutex<Vec<SetCaches>>,
+    /// The sets' search caches, lent to one text at a time (see [`Lent`]).
+    caches: Lent<SetCaches>,
+}
+
+/// Search caches, lent to one search at a time. An automaton's own pool
+/// keeps a cache per thread for as long as the program runs (a large one's
+/// grow to megabytes); these can be let go of after a long trace
+/// ([`Lent::release`]). A copy starts empty.
+pub(super) struct Lent<T>(Mutex<Vec<T>>);
+
+impl<T> Lent<T> {
+    /// An idle cache, if there is one.
+    pub(super) fn take(&self) -> Option<T> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).pop()
+    }
+
+    pub(super) fn give_back(&self, cache: T) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).push(cache);
+    }
+
+    /// Drops the caches not lent out.
+    pub(super) fn release(&self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).clear();
+    }
+
+    #[cfg(test)]
+    pub(super) fn idle(&self) -> usize {
+        self.0.lock().map(|c| c.len()).unwrap_or(usize::MAX)
+    }
+}
+
+impl<T> Default for Lent<T> {
+    fn default() -> Lent<T> {
+        Lent(Mutex::new(Vec::new()))
+    }
+}
+
+impl<T> Clone for Lent<T> {
+    fn clone(&self) -> Lent<T> {
+        Lent::default()
+    }
+}
+
+impl<T> std::fmt::Debug for Lent<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Lent")
+    }
 }
 
 /// Search caches for every set a text may use, each made on first use:
@@ -567,7 +609,7 @@ pub struct Screen<'p, 't> {
 impl Drop for Screen<'_, '_> {
     fn drop(&mut self) {
         if let (Some(p), Some(caches)) = (self.prefilter, self.caches.get_mut().take()) {
-            p.caches.lock().unwrap_or_else(PoisonError::into_inner).push(caches);
+            p.caches.give_back(caches);
         }
     }
 }
@@ -614,7 +656,7 @@ impl Prefilter {
             unicode_forms.push(forms.iter().map(|f| unbounded(f)).collect());
         }
         let unicode_sets = sets.iter().map(|_| OnceLock::new()).collect();
-        Prefilter { sets, unicode_forms, unicode_sets, slot_of, caches: Mutex::new(Vec::new()) }
+        Prefilter { sets, unicode_forms, unicode_sets, slot_of, caches: Lent::default() }
     }
 
     pub fn screen<'t>(&self, text: &'t str) -> Screen<'_, 't> {
@@ -641,7 +683,7 @@ impl Prefilter {
     /// Drops the search caches not lent out: after a long trace they hold
     /// megabytes that the passes after detection could use.
     pub(crate) fn release_caches(&self) {
-        self.caches.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        self.caches.release();
     }
 
     /// Compiles now the sets otherwise compiled for the first non-ASCII text.
@@ -716,11 +758,7 @@ impl<'t> Screen<'_, 't> {
         let matched = self.matched[group].get_or_init(|| {
             let (set, form) = p.set(group, self.ascii);
             let mut lent = self.caches.borrow_mut();
-            let cache = lent
-                .get_or_insert_with(|| {
-                    p.caches.lock().unwrap_or_else(PoisonError::into_inner).pop().unwrap_or_default()
-                })
-                .of(group, form, set);
+            let cache = lent.get_or_insert_with(|| p.caches.take().unwrap_or_default()).of(group, form, set);
             let input = Input::new(self.text);
             // Most texts match nothing of a group: a plain search says so
             // several times faster than the overlapping one that names
@@ -772,7 +810,7 @@ mod tests {
         let word = compile(r"\bsecret\b").unwrap();
         let name = compile(r"(?<![A-Za-z])(?:Ann|Bob)(?![a-z])").unwrap();
         let prefilter = Prefilter::new(&[vec![&digits], vec![&word, &name]], false);
-        let idle = |p: &Prefilter| p.caches.lock().map(|c| c.len()).unwrap_or(usize::MAX);
+        let idle = |p: &Prefilter| p.caches.idle();
         let texts = ["call 555-0100 now", "a secret for Bob", "Zoë keeps 555-0199 secret", "nothing here"];
         let screened = |p: &Prefilter| -> Vec<[bool; 3]> {
             texts
@@ -803,13 +841,16 @@ mod tests {
         forced.ascii = true;
         assert_eq!([forced.may_match(&digits), forced.may_match(&word), forced.may_match(&name)], [false, true, true]);
         let honest = prefilter.screen("Zoë: no names");
-        assert_eq!([honest.may_match(&digits), honest.may_match(&word), honest.may_match(&name)], [false, false, false]);
+        assert_eq!(
+            [honest.may_match(&digits), honest.may_match(&word), honest.may_match(&name)],
+            [false, false, false]
+        );
 
         let edged = name.edged.as_ref().unwrap();
         assert_eq!(name.spans("Bob, Ann and Bobby"), vec![vec![Some((0, 3))], vec![Some((5, 8))]]);
-        assert_eq!(edged.idle_caches(), 1);
+        assert_eq!(edged.caches.idle(), 1);
         name.release_caches();
-        assert_eq!(edged.idle_caches(), 0);
+        assert_eq!(edged.caches.idle(), 0);
         assert_eq!(name.spans("Bob, Ann and Bobby"), vec![vec![Some((0, 3))], vec![Some((5, 8))]]);
     }
 
