@@ -7,8 +7,9 @@
 //! Worker → page: the UTF-8 bytes of [`FromWorker`]'s JSON, their buffer
 //! transferred. JSON crosses the boundary faster than structured clones of
 //! nested objects, bytes faster than a string (no decoding and encoding
-//! again on either side), and only finished summaries ever reach the page: for a trace, its computed report
-//! and a bounded list of its events ([`EventRow`]), never the trace itself.
+//! again on either side), and only finished summaries ever reach the page:
+//! for a trace, its computed report and a bounded list of its events
+//! ([`EventRow`]), never the trace itself.
 //! A result's long lists come first, in parts of about [`PART_BYTES`]
 //! ([`split_result`]), so that the page reads them in short tasks.
 

@@ -168,11 +168,6 @@ impl Edged {
         found
     }
 
-    /// Drops the idle search caches.
-    pub(super) fn release_caches(&self) {
-        self.caches.release();
-    }
-
     fn captures_with(&self, cache: &mut Cache, text: &str, mut pos: usize) -> Option<Vec<Option<(usize, usize)>>> {
         let mut caps = self.regex.create_captures();
         while pos <= text.len() {

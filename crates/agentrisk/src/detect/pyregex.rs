@@ -444,10 +444,10 @@ impl PyRegex {
     /// Drops the idle search caches of its forms on automata.
     pub(crate) fn release_caches(&self) {
         if let Some(edged) = &self.edged {
-            edged.release_caches();
+            edged.caches.release();
         }
         if let Some(Some(edged)) = self.exact_edged.get() {
-            edged.release_caches();
+            edged.caches.release();
         }
     }
 
