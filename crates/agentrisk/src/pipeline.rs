@@ -148,6 +148,11 @@ pub struct TraceAnalysis {
     pub trace: Option<Trace>,
 }
 
+/// The size of trace from which the patterns are compiled while it is
+/// parsed (where the build has threads): for a folder of small traces,
+/// the shells compile them once first ([`compile_patterns`]).
+const COMPILE_WHILE_PARSING: usize = 1 << 20;
+
 /// Parses trace bytes and builds the trace's report, telling `progress`
 /// how far parsing and analysis have come. Owned `bytes` are let go once
 /// parsed; `keep` says whether the trace comes back.
@@ -157,6 +162,12 @@ pub(crate) fn analyse_bytes(
     progress: &dyn Fn(Progress),
     keep: Keep,
 ) -> Result<TraceAnalysis, LoadFileError> {
+    if bytes.len() >= COMPILE_WHILE_PARSING {
+        // Parsing a long trace takes longer than compiling the detectors'
+        // patterns (0.1 s against 0.05 s for 20 MB): done side by side, the
+        // first events need not wait for them.
+        crate::detect::compile_patterns_meanwhile();
+    }
     let trace = parse(bytes, progress)?;
     let ((report, block_reasons), trace) = match keep {
         Keep::Trace => (report_from_trace(&trace, input, progress)?, Some(trace)),
@@ -664,6 +675,52 @@ mod tests {
         let denied: Vec<(&str, &str)> =
             flows.violations.iter().map(|v| (v.finding_id.as_str(), v.purpose.as_str())).collect();
         assert_eq!(denied, [(copy.finding_id.as_str(), "marketing")]);
+    }
+
+    /// The obscured-copy pass searches stretches of events apart (on
+    /// several threads natively) and target groups apart: copies whose
+    /// value was seen in clear one stretch or more before, and split
+    /// copies in two groups, are found on their own events.
+    #[test]
+    fn obscured_copies_are_found_across_stretches_and_groups() {
+        let filler = |n: usize| (0..n).map(|i| serde_json::json!({"channel": "log", "content": format!("step {i}")}));
+        let say = |target: &str, content: &str| serde_json::json!({"channel": "inter_agent_message", "source": "agent", "target": target, "content": content});
+        let mut events =
+            vec![say("user", "Reach me at alice.walker@example.org, account 12345678901, account 98765432109")];
+        events.extend(filler(5000));
+        events.push(say("user", "gro.elpmaxe@reklaw.ecila"));
+        events.extend(filler(5000));
+        events.push(say("user", "nyvpr.jnyxre@rknzcyr.bet"));
+        events.extend([say("bank", "part one 123456"), say("bank", "part two 78901")]);
+        events.extend([say("shop", "part one 987654"), say("shop", "part two 32109")]);
+        let doc = serde_json::json!({ "events": events });
+        let trace = crate::trace::parse_trace(&serde_json::to_vec(&doc).unwrap()).unwrap();
+        let config = AnalysisConfig::default();
+        let input = AnalysisInput {
+            config: &config,
+            canaries: None,
+            env: &|_| None,
+            generated_at: String::new(),
+            span_mapping: Default::default(),
+        };
+        let (report, _) = report_from_trace(&trace, &input, &|_| {}).unwrap();
+        let mut copies: Vec<(&str, &str)> = report
+            .findings
+            .iter()
+            .filter_map(|f| {
+                Some((f.event_id.as_ref(), f.recommendation.split_once(" reappears ")?.1.split_once(';')?.0))
+            })
+            .collect();
+        copies.sort();
+        assert_eq!(
+            copies,
+            [
+                ("evt_10003", "ROT13-rotated"),
+                ("evt_10005", "split across messages (evt_10004, evt_10005)"),
+                ("evt_10007", "split across messages (evt_10006, evt_10007)"),
+                ("evt_5002", "reversed"),
+            ]
+        );
     }
 
     #[test]

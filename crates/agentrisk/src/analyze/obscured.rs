@@ -37,6 +37,13 @@ impl<T> PerEvent<T> {
         self.ends.len()
     }
 
+    /// Appends the lists of `later`'s events.
+    fn append(&mut self, later: PerEvent<T>) {
+        let offset = self.items.len() as u32;
+        self.items.extend(later.items);
+        self.ends.extend(later.ends.iter().map(|end| end + offset));
+    }
+
     pub(super) fn get(&self, event: usize) -> &[T] {
         let start = if event == 0 { 0 } else { self.ends[event - 1] as usize };
         &self.items[start..self.ends[event] as usize]
@@ -87,6 +94,27 @@ impl std::ops::Index<usize> for Events<'_, '_> {
     type Output = Event;
     fn index(&self, i: usize) -> &Event {
         &self.trace[self.indexes[i] as usize]
+    }
+}
+
+/// Events searched for the long keys at a time, on one thread.
+const STRETCH: usize = 4096;
+
+/// Which long keys each event of a stretch holds in clear, reversed and
+/// rotated.
+struct KeysHeld {
+    in_clear: PerEvent<u32>,
+    in_reversed: PerEvent<u32>,
+    in_rotated: PerEvent<u32>,
+}
+
+impl KeysHeld {
+    fn with_capacity(events: usize) -> KeysHeld {
+        KeysHeld {
+            in_clear: PerEvent::with_capacity(events),
+            in_reversed: PerEvent::with_capacity(events),
+            in_rotated: PerEvent::with_capacity(events),
+        }
     }
 }
 
@@ -226,26 +254,39 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     let plain = |hits: Vec<usize>| hits.into_iter().filter(|&k| k < n).map(|k| k as u32);
     // Which long keys each event holds in clear (kept for steps 3 and 4),
     // reversed and rotated, ascending.
-    let mut in_clear: PerEvent<u32> = PerEvent::with_capacity(events.len());
-    let mut in_reversed: PerEvent<u32> = PerEvent::with_capacity(events.len());
-    let mut in_rotated: PerEvent<u32> = PerEvent::with_capacity(events.len());
-    let mut canonical_text = String::new();
-    for event in events.iter() {
-        canonical_value_into(&event.text, &mut canonical_text);
-        let hits = key_matcher.indexes_in(&canonical_text);
-        if event.text.is_ascii() {
-            // `hits` is ascending, so each spelling's keys come out ascending.
-            let spelled = |s: usize| hits.iter().filter(move |&&k| k / n == s).map(|&k| (k % n) as u32);
-            in_clear.push(spelled(0));
-            in_reversed.push(spelled(1));
-            in_rotated.push(spelled(2));
-        } else {
-            in_clear.push(plain(hits));
-            let reversed = canonical_value(&event.text.chars().rev().collect::<String>());
-            in_reversed.push(plain(key_matcher.indexes_in(&reversed)));
-            in_rotated.push(plain(key_matcher.indexes_in(&canonical_value(&rot13(&event.text)))));
+    // Stretches of events are searched side by side where the build has
+    // threads, and their lists joined in trace order.
+    let stretches: Vec<std::ops::Range<usize>> =
+        (0..events.len()).step_by(STRETCH).map(|start| start..(start + STRETCH).min(events.len())).collect();
+    let found = crate::util::map_in_order(&stretches, |_, stretch| {
+        let mut lists = KeysHeld::with_capacity(stretch.len());
+        let mut canonical_text = String::new();
+        for i in stretch.clone() {
+            let event = &events[i];
+            canonical_value_into(&event.text, &mut canonical_text);
+            let hits = key_matcher.indexes_in(&canonical_text);
+            if event.text.is_ascii() {
+                // `hits` is ascending, so each spelling's keys come out ascending.
+                let spelled = |s: usize| hits.iter().filter(move |&&k| k / n == s).map(|&k| (k % n) as u32);
+                lists.in_clear.push(spelled(0));
+                lists.in_reversed.push(spelled(1));
+                lists.in_rotated.push(spelled(2));
+            } else {
+                lists.in_clear.push(plain(hits));
+                let reversed = canonical_value(&event.text.chars().rev().collect::<String>());
+                lists.in_reversed.push(plain(key_matcher.indexes_in(&reversed)));
+                lists.in_rotated.push(plain(key_matcher.indexes_in(&canonical_value(&rot13(&event.text)))));
+            }
         }
+        lists
+    });
+    let mut held = KeysHeld::with_capacity(events.len());
+    for lists in found {
+        held.in_clear.append(lists.in_clear);
+        held.in_reversed.append(lists.in_reversed);
+        held.in_rotated.append(lists.in_rotated);
     }
+    let KeysHeld { in_clear, in_reversed, in_rotated } = held;
     // The spellings and their matcher are done with.
     drop(key_matcher);
     drop(spellings);
@@ -357,9 +398,16 @@ pub(super) fn add_obscured_copies<'t>(scanned: &Scanned<'t>, findings: &mut Vec<
     }
     let first_seen: Vec<usize> = anchors.iter().map(|a| a.first_seen as usize).collect();
     let earliest = trie.earliest_below(&first_seen);
-    for members in groups.iter().filter(|m| m.len() >= 2) {
+    // Each group is searched on its own (side by side where the build has
+    // threads); what is kept of its finds depends on the copies before it,
+    // so they are taken in group order.
+    groups.retain(|members| members.len() >= 2);
+    let found = crate::util::map_in_order(&groups, |_, members| {
         let runs_of = |i: usize, runs: &mut TokenRuns| runs.refill(&events[members[i]].text);
-        for (pos, used) in split_copies_in_group(&trie, members, &runs_of, &first_seen, &earliest) {
+        split_copies_in_group(&trie, members, &runs_of, &first_seen, &earliest)
+    });
+    for found in found {
+        for (pos, used) in found {
             let anchor = &anchors[pos];
             let Some(&last) = used.last() else { continue };
             if used.iter().any(|&j| reported.contains(&(j, pos)) || held_in_clear(j, anchor)) {

@@ -151,6 +151,15 @@ pub(crate) fn compile_patterns() {
     }
 }
 
+/// [`compile_patterns`] on another thread while this one goes on (reading
+/// a long trace, say), unless the screen, compiled last, is there already.
+/// Without threads the patterns are compiled on first use, as before.
+pub(crate) fn compile_patterns_meanwhile() {
+    if PREFILTER.get().is_none() {
+        crate::util::meanwhile(compile_patterns);
+    }
+}
+
 static PREFILTER: OnceLock<pyregex::Prefilter> = OnceLock::new();
 
 /// The screen over every pattern the built-in detectors run on whole texts.

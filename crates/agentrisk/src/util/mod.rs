@@ -15,7 +15,7 @@ mod top_level;
 pub use byte_count::{json_len, ByteCount};
 pub(crate) use fx::{FxMap, FxSet};
 pub(crate) use json_kind::json_kind;
-pub use parallel::map_in_order;
+pub use parallel::{map_in_order, meanwhile};
 pub use pyfloat::py_float_repr;
 pub use sort::{btree_map, btree_set, sort, sort_by, sort_by_key};
 pub(crate) use top_level::has_top_level;
