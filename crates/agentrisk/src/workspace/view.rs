@@ -145,9 +145,10 @@ fn detected_values(events: &[Event], config: &AnalysisConfig) -> Vec<String> {
     let mut values = Vec::new();
     let mut matches = Vec::new();
     for event in events {
-        let window = prefix(&event.text, TEXT_LIMIT + SCAN_MARGIN);
+        // Screened once for every detector, as the analysis screens a text.
+        let window = crate::detect::ScreenedText::new(prefix(&event.text, TEXT_LIMIT + SCAN_MARGIN));
         for detector in &builtins {
-            detector.scan(window, &mut matches);
+            detector.scan_screened(&window, &mut matches);
         }
         values.extend(matches.drain(..).map(|m| m.value).filter(|v| !v.is_empty()));
     }
