@@ -684,7 +684,11 @@ mod tests {
     #[test]
     fn obscured_copies_are_found_across_stretches_and_groups() {
         let filler = |n: usize| (0..n).map(|i| serde_json::json!({"channel": "log", "content": format!("step {i}")}));
-        let say = |target: &str, content: &str| serde_json::json!({"channel": "inter_agent_message", "source": "agent", "target": target, "content": content});
+        fn say(target: &str, content: &str) -> serde_json::Value {
+            serde_json::json!({
+                "channel": "inter_agent_message", "source": "agent", "target": target, "content": content,
+            })
+        }
         let mut events =
             vec![say("user", "Reach me at alice.walker@example.org, account 12345678901, account 98765432109")];
         events.extend(filler(5000));
