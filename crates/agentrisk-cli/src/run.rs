@@ -2,7 +2,7 @@
 
 use crate::progress;
 use agentrisk::analyser::{Analyser, CanarySetting, GateOverrides, Keep, Progress};
-use agentrisk::review::{ReviewedReport, RunReview, RunSecrets};
+use agentrisk::review::{RunReview, RunSecrets};
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
@@ -192,9 +192,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
                     return;
                 }
             };
-            for Analysed { report, secrets: run_secrets, reviewed } in runs {
+            for Analysed { mut report, secrets: run_secrets, reviewed } in runs {
                 secrets.extend(run_secrets);
-                let destination = match write_out(args, to_stdout, &report, reviewed.as_ref()) {
+                // On the pool: the report's long lists are written on its threads.
+                let written = pool.install(|| write_out(args, to_stdout, &mut report, reviewed.as_ref()));
+                let destination = match written {
                     Ok(destination) => destination,
                     Err(message) => {
                         eprintln!("agentrisk: {message}");
@@ -249,31 +251,34 @@ pub fn run(args: &RunArgs) -> ExitCode {
 fn write_out(
     args: &RunArgs,
     to_stdout: bool,
-    report: &agentrisk::model::Report,
+    report: &mut agentrisk::model::Report,
     reviewed: Option<&RunReview>,
 ) -> Result<String, String> {
-    let report = ReviewedReport { report, reviewed };
     if to_stdout {
         // Stdout is line-buffered; a pretty report has a line per value.
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        write_report(&mut out, &report)
+        write_report(&mut out, report, reviewed)
             .and_then(|()| out.write_all(b"\n"))
             .and_then(|()| out.flush())
             .map_err(|e| format!("stdout: cannot write: {e}"))?;
         return Ok("stdout".to_owned());
     }
-    let file: PathBuf =
-        [args.out_dir.as_str(), &format!("{}.json", file_name_for(&report.report.run_id))].iter().collect();
+    let file: PathBuf = [args.out_dir.as_str(), &format!("{}.json", file_name_for(&report.run_id))].iter().collect();
     // No trailing newline, like the reference's json.dumps output.
     std::fs::File::create(&file)
-        .and_then(|f| write_report(&mut std::io::BufWriter::new(f), &report))
+        .and_then(|f| write_report(&mut std::io::BufWriter::new(f), report, reviewed))
         .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
     Ok(file.display().to_string())
 }
 
-/// Writes a report (with its `reviewed` object, when reviewed) as indented JSON and flushes.
-fn write_report(out: &mut impl Write, report: &ReviewedReport<'_>) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report)?;
+/// Writes a report (with its `reviewed` object, when reviewed) as indented
+/// JSON, its long lists on the pool's threads, and flushes.
+fn write_report(
+    out: &mut impl Write,
+    report: &mut agentrisk::model::Report,
+    reviewed: Option<&RunReview>,
+) -> std::io::Result<()> {
+    agentrisk::review::write_pretty(report, reviewed, out)?;
     out.flush()
 }
 

@@ -6,6 +6,7 @@
 
 mod compliance;
 mod flow;
+pub(crate) mod pretty;
 mod report;
 mod source;
 

@@ -652,3 +652,57 @@ fn the_shape_is_refused_in_serdes_words() {
         assert_eq!(message, expected, "{to}");
     }
 }
+
+/// `write_pretty` writes what `serde_json::to_writer_pretty` writes: on
+/// every conformance report, and on a report whose long lists run to
+/// several windows of pieces, with and without its reviewed numbers.
+#[test]
+fn write_pretty_writes_the_report_as_serde_json_does() {
+    use crate::analyser::{Analyser, Named};
+    let written = |report: &mut Report, reviewed: Option<&RunReview>| {
+        let expected = serde_json::to_string_pretty(&ReviewedReport { report, reviewed }).unwrap();
+        let mut out = Vec::new();
+        write_pretty(report, reviewed, &mut out).unwrap();
+        // The lists taken out are back.
+        assert_eq!(serde_json::to_string_pretty(&ReviewedReport { report, reviewed }).unwrap(), expected);
+        (String::from_utf8(out).unwrap(), expected)
+    };
+    let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance/cases");
+    let mut read = 0;
+    for case in std::fs::read_dir(cases).unwrap() {
+        for file in std::fs::read_dir(case.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !(name.starts_with("report.") && name.ends_with(".json")) {
+                continue;
+            }
+            let mut report = load_report(&std::fs::read(&path).unwrap()).unwrap();
+            let (out, expected) = written(&mut report, None);
+            assert!(out == expected, "{}", path.display());
+            read += 1;
+        }
+    }
+    assert!(read >= 20, "{read} reports");
+
+    // 5 000 findings (two windows of pieces), each with its leak path and evidence row.
+    let events: Vec<serde_json::Value> = (0..5000)
+        .map(|i| {
+            serde_json::json!({"channel": "tool_call", "source": "agent", "target": format!("tool{}", i % 7),
+                "content": format!("contact person{i}@example.org or call +1 514 555 {:04}", i)})
+        })
+        .collect();
+    let trace = serde_json::to_vec(&serde_json::json!({ "events": events })).unwrap();
+    let mut report = Analyser::new().trace_report(Named { name: "long.json", bytes: &trace }).unwrap();
+    assert!(report.findings.len() > 5000, "{} findings", report.findings.len());
+    assert!(report.leak_paths.as_ref().is_some_and(|p| p.len() > 5000));
+    assert!(report.compliance.as_ref().is_some_and(|c| c.evidence_matrix.len() > 5000));
+    let secrets = RunSecrets::of_report(&report, &ScoringConfig::default());
+    let mut review = Review::default();
+    review.add_undecided(&secrets, today());
+    let reviewed = secrets.review(&review, today());
+    for reviewed in [None, Some(&reviewed)] {
+        let (out, expected) = written(&mut report, reviewed);
+        assert_eq!(out.len(), expected.len());
+        assert!(out == expected);
+    }
+}
