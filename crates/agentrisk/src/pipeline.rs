@@ -49,6 +49,20 @@ pub(crate) struct AnalysisInput<'a> {
     pub span_mapping: crate::spans::SpanMapping,
 }
 
+impl<'a> AnalysisInput<'a> {
+    /// `config` alone: no canary set, no environment, no clock (an empty
+    /// `generated_at`) and the default span mapping.
+    pub(crate) fn config_only(config: &'a AnalysisConfig) -> AnalysisInput<'a> {
+        AnalysisInput {
+            config,
+            canaries: None,
+            env: &|_| None,
+            generated_at: String::new(),
+            span_mapping: Default::default(),
+        }
+    }
+}
+
 /// The stages of turning a trace file into a report, for progress displays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -427,13 +441,7 @@ pub fn warm_up() -> Vec<String> {
          "diagnosis": "type 2 diabetes", "salary": "$85,000", "note": "Ym9iQGV4YW1wbGUuY29t"}},
         {"channel": "log", "content": "moc.elpmaxe@amil.ana nan.yvzn@rknzcyr.bet 123 45 6789"}]}"#;
     let config = AnalysisConfig::default();
-    let input = AnalysisInput {
-        config: &config,
-        canaries: None,
-        env: &|_| None,
-        generated_at: String::new(),
-        span_mapping: Default::default(),
-    };
+    let input = AnalysisInput::config_only(&config);
     let mut detectors: Vec<String> = match load_any(TRACE, false, &input, &|_| {}) {
         Ok(Loaded::Trace { report, .. }) => report.findings.iter().map(|f| f.detector.to_string()).collect(),
         _ => Vec::new(),
@@ -581,13 +589,7 @@ mod tests {
         doc.push_str("]}");
         let seen = std::cell::RefCell::new(Vec::new());
         let config = AnalysisConfig::default();
-        let input = AnalysisInput {
-            config: &config,
-            canaries: None,
-            env: &|_| None,
-            generated_at: String::new(),
-            span_mapping: Default::default(),
-        };
+        let input = AnalysisInput::config_only(&config);
         let loaded = load_any(doc.as_bytes(), false, &input, &|p| seen.borrow_mut().push(p)).unwrap();
         let seen = seen.into_inner();
         let stages: Vec<Stage> = seen.iter().map(|p| p.stage).collect();
@@ -625,13 +627,7 @@ mod tests {
         let trace = crate::trace::parse_trace(&serde_json::to_vec(&doc).unwrap()).unwrap();
         let yaml = "privacy_policy:\n  flows:\n    - data_type: \"*\"\n      to: stdout\n      deny: true\n";
         let config = crate::config::config_from_yaml(yaml).unwrap();
-        let input = AnalysisInput {
-            config: &config,
-            canaries: None,
-            env: &|_| None,
-            generated_at: String::new(),
-            span_mapping: Default::default(),
-        };
+        let input = AnalysisInput::config_only(&config);
         let started = std::time::Instant::now();
         let (report, _) = report_from_trace(&trace, &input, &|_| {}).unwrap();
         // Linear work takes well under a second even in a debug build; the
@@ -661,13 +657,7 @@ mod tests {
         let trace = crate::trace::parse_trace(&serde_json::to_vec(&doc).unwrap()).unwrap();
         let yaml = "privacy_policy:\n  flows:\n    - data_type: \"*\"\n      for: marketing\n      deny: true\n";
         let config = crate::config::config_from_yaml(yaml).unwrap();
-        let input = AnalysisInput {
-            config: &config,
-            canaries: None,
-            env: &|_| None,
-            generated_at: String::new(),
-            span_mapping: Default::default(),
-        };
+        let input = AnalysisInput::config_only(&config);
         let (report, _) = report_from_trace(&trace, &input, &|_| {}).unwrap();
         let copy = report.findings.iter().find(|f| f.event_id.as_ref() == "evt_003").unwrap();
         assert!(copy.recommendation.contains("reversed"), "{}", copy.recommendation);
@@ -700,13 +690,7 @@ mod tests {
         let doc = serde_json::json!({ "events": events });
         let trace = crate::trace::parse_trace(&serde_json::to_vec(&doc).unwrap()).unwrap();
         let config = AnalysisConfig::default();
-        let input = AnalysisInput {
-            config: &config,
-            canaries: None,
-            env: &|_| None,
-            generated_at: String::new(),
-            span_mapping: Default::default(),
-        };
+        let input = AnalysisInput::config_only(&config);
         let (report, _) = report_from_trace(&trace, &input, &|_| {}).unwrap();
         let mut copies: Vec<(&str, &str)> = report
             .findings

@@ -37,28 +37,44 @@ impl Indented {
             }
         }
     }
-}
 
-impl Formatter for Indented {
-    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+    /// An array's or object's opening bracket; its items go a level deeper.
+    fn open<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.level += 1;
         self.has_value = false;
-        out.write_all(b"[")
+        out.write_all(bracket)
     }
 
-    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+    /// The closing bracket, on a line of its own after any item.
+    fn close<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.level -= 1;
         if self.has_value {
             self.line_break(out)?;
         }
-        out.write_all(b"]")
+        out.write_all(bracket)
     }
 
-    fn begin_array_value<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+    /// What comes before an item at this level: a comma after the first,
+    /// then a line break.
+    fn item<W: ?Sized + Write>(&self, out: &mut W, first: bool) -> io::Result<()> {
         if !first {
             out.write_all(b",")?;
         }
         self.line_break(out)
+    }
+}
+
+impl Formatter for Indented {
+    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.open(out, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.close(out, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        self.item(out, first)
     }
 
     fn end_array_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
@@ -67,24 +83,15 @@ impl Formatter for Indented {
     }
 
     fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.level += 1;
-        self.has_value = false;
-        out.write_all(b"{")
+        self.open(out, b"{")
     }
 
     fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.level -= 1;
-        if self.has_value {
-            self.line_break(out)?;
-        }
-        out.write_all(b"}")
+        self.close(out, b"}")
     }
 
     fn begin_object_key<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
-        if !first {
-            out.write_all(b",")?;
-        }
-        self.line_break(out)
+        self.item(out, first)
     }
 
     fn begin_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
@@ -126,10 +133,7 @@ pub(crate) fn write_list<T: Serialize + Sync>(
         let written = crate::util::map_in_order(&pieces, |p, piece| -> io::Result<Vec<u8>> {
             let mut bytes = Vec::new();
             for (i, item) in piece.iter().enumerate() {
-                if w + p + i > 0 {
-                    bytes.push(b',');
-                }
-                items_at.line_break(&mut bytes)?;
+                items_at.item(&mut bytes, w + p + i == 0)?;
                 write_at(item, level + 1, &mut bytes)?;
             }
             Ok(bytes)
@@ -151,10 +155,7 @@ pub(crate) fn write_list_in_place<T: Serialize>(items: &[T], level: usize, out: 
     out.write_all(b"[")?;
     let items_at = Indented::at(level + 1);
     for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b",")?;
-        }
-        items_at.line_break(out)?;
+        items_at.item(out, i == 0)?;
         write_at(item, level + 1, &mut *out)?;
     }
     Indented::at(level).line_break(out)?;
